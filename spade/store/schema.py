@@ -1,0 +1,43 @@
+"""The run database's tables. Bump SCHEMA_VERSION on any change; old runs are refused, not migrated silently."""
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS iterations (
+    iteration INTEGER PRIMARY KEY, started_at REAL NOT NULL, finished_at REAL NOT NULL, state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    task_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, family TEXT, difficulty REAL NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS task_uses (
+    iteration INTEGER NOT NULL, task_id TEXT NOT NULL REFERENCES tasks(task_id), origin TEXT NOT NULL,
+    PRIMARY KEY (iteration, task_id));
+CREATE TABLE IF NOT EXISTS rejections (
+    iteration INTEGER NOT NULL, draft_id TEXT NOT NULL, family TEXT, difficulty REAL, reason TEXT NOT NULL,
+    detail TEXT, PRIMARY KEY (iteration, draft_id));
+CREATE TABLE IF NOT EXISTS candidates (
+    candidate_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, task_id TEXT NOT NULL REFERENCES tasks(task_id),
+    completion TEXT NOT NULL, code TEXT NOT NULL, model TEXT NOT NULL, prompt_hash TEXT NOT NULL,
+    prompt_variant INTEGER NOT NULL, new_tokens INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS executions (
+    candidate_id TEXT PRIMARY KEY REFERENCES candidates(candidate_id), status TEXT NOT NULL, score REAL NOT NULL,
+    public_score REAL NOT NULL, hidden_score REAL NOT NULL, cpu_time_s REAL NOT NULL, peak_memory_kb INTEGER NOT NULL,
+    wall_time_s REAL NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rewards (
+    candidate_id TEXT PRIMARY KEY REFERENCES candidates(candidate_id), total REAL NOT NULL, pass_fraction REAL NOT NULL,
+    difficulty_bonus REAL NOT NULL, efficiency_penalty REAL NOT NULL, interference_penalty REAL NOT NULL,
+    format_penalty REAL NOT NULL, hardcoding_suspected INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS decisions (
+    iteration INTEGER NOT NULL, step INTEGER NOT NULL, family TEXT NOT NULL, old_difficulty REAL NOT NULL,
+    new_difficulty REAL NOT NULL, window_mean REAL NOT NULL, window_size INTEGER NOT NULL, streak INTEGER NOT NULL,
+    reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS metrics (
+    iteration INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL, PRIMARY KEY (iteration, name));
+CREATE TABLE IF NOT EXISTS updates (iteration INTEGER PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evals (iteration INTEGER NOT NULL, suite TEXT NOT NULL, json TEXT NOT NULL,
+    PRIMARY KEY (iteration, suite));
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, iteration INTEGER NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
+    model TEXT NOT NULL, prompt_hash TEXT NOT NULL, result TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS candidates_task ON candidates(task_id);
+CREATE INDEX IF NOT EXISTS candidates_iteration ON candidates(iteration);
+"""

@@ -1,0 +1,67 @@
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spade.config import EvolutionConfig
+from spade.curriculum import Controller, choose_replay
+
+CFG = EvolutionConfig(coevolve_every=1, window=8, patience=2, step=0.1, initial_difficulty=0.5)
+
+
+def _feed(ctl, family, rate, checks):
+    decisions = []
+    for _ in range(checks):
+        ctl.observe(family, [1.0] * int(rate * 8) + [0.0] * (8 - int(rate * 8)))
+        decisions += ctl.maybe_adjust()
+    return decisions
+
+
+def test_difficulty_rises_only_after_patience_windows_above_the_band():
+    ctl = Controller(CFG, ["a"])
+    assert _feed(ctl, "a", 1.0, 1) == []  # one window above: hysteresis holds
+    (d,) = _feed(ctl, "a", 1.0, 1)
+    assert d.old_difficulty == 0.5 and d.new_difficulty == 0.6 and d.window_mean == 1.0
+
+
+def test_difficulty_falls_below_the_band_and_holds_in_the_dead_zone():
+    ctl = Controller(CFG, ["a"])
+    assert _feed(ctl, "a", 0.5, 5) == []  # inside 30–80%: dead zone
+    decisions = _feed(ctl, "a", 0.0, 2)
+    assert decisions[-1].new_difficulty == 0.4
+
+
+def test_families_move_independently():
+    ctl = Controller(CFG, ["easy", "hard"])
+    _feed(ctl, "easy", 1.0, 2)
+    _feed(ctl, "hard", 0.5, 2)
+    assert ctl.difficulty("easy") == 0.6 and ctl.difficulty("hard") == 0.5
+
+
+def test_no_decision_more_often_than_coevolve_every():
+    ctl = Controller(EvolutionConfig(coevolve_every=5, window=8, patience=1), ["a"])
+    assert _feed(ctl, "a", 1.0, 4) == []
+    assert len(_feed(ctl, "a", 1.0, 1)) == 1
+
+
+def test_state_round_trips_through_json():
+    ctl = Controller(CFG, ["a", "b"])
+    _feed(ctl, "a", 1.0, 3)
+    again = Controller.from_state(CFG, ctl.to_state())
+    assert again.to_state() == ctl.to_state()
+
+
+@settings(max_examples=50)
+@given(rates=st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), max_size=60))
+def test_difficulty_never_leaves_its_bounds(rates):
+    ctl = Controller(CFG, ["a"])
+    for r in rates:
+        _feed(ctl, "a", r, 1)
+        assert CFG.difficulty_low <= ctl.difficulty("a") <= CFG.difficulty_high
+
+
+def test_replay_prefers_forgotten_then_unsolved_tasks():
+    history = {"solid": [1.0, 1.0], "forgot": [1.0, 0.0], "never": [0.0, 0.0], "shaky": [0.5]}
+    chosen = choose_replay(history, 3, random.Random(0), exclude=set())
+    assert chosen == ["forgot", "never", "shaky"]
+    assert choose_replay(history, 5, random.Random(0), exclude={"forgot"})[0] == "never"

@@ -1,0 +1,88 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spade.config import RewardConfig
+from spade.records import ExecResult, ExecStatus, Task, TestCase, TestOutcome, TestStatus
+from spade.reward import compute_reward
+
+CFG = RewardConfig()
+
+
+def _task(difficulty=0.5, n_public=2, n_hidden=3, ref_cpu=0.001):
+    case = TestCase(args=(1,), expected=1)
+    return Task("t", "d", "def f(x: int) -> int:", "f", difficulty, test_cases=(case,) * n_public,
+                hidden_test_cases=(case,) * n_hidden, params={"reference_cpu_s": ref_cpu})
+
+
+def _result(public, hidden, *, events=(), cpu=0.001, status=None, timeout_at=None):
+    tests = []
+    for i, ok in enumerate(public + hidden):
+        s = TestStatus.PASSED if ok else TestStatus.WRONG_ANSWER
+        if timeout_at == i:
+            s = TestStatus.TIMEOUT
+        tests.append(TestOutcome(i, i >= len(public), s))
+    if status is None:
+        status = ExecStatus.PASSED if all(public + hidden) else ExecStatus.FAILED
+    return ExecResult(status, tuple(tests), cpu, 1000, 0.01, events=tuple(events))
+
+
+def test_full_pass_earns_one_plus_difficulty_bonus():
+    r = compute_reward(_task(0.5), "def f(x): return x", _result([1, 1], [1, 1, 1]), CFG)
+    assert r.pass_fraction == 1.0 and r.difficulty_bonus == CFG.difficulty_bonus * 0.5
+    assert r.total == 1.0 + CFG.difficulty_bonus * 0.5
+
+
+def test_passing_public_and_failing_hidden_is_flagged_as_hardcoding():
+    r = compute_reward(_task(), "def f(x): return 1", _result([1, 1], [0, 1, 0]), CFG)
+    assert r.hardcoding_suspected and r.difficulty_bonus == 0
+    assert r.pass_fraction == 1 / 3  # hidden tests decide
+
+
+def test_timeout_scores_zero_on_the_pass_term():
+    r = compute_reward(_task(), "def f(x):\n while 1: pass", _result([1, 1], [1, 1, 1], timeout_at=4), CFG)
+    assert r.pass_fraction == 0.0 and r.total <= 0
+
+
+def test_no_code_gets_the_format_penalty():
+    r = compute_reward(_task(), "", _result([0, 0], [0, 0, 0], status=ExecStatus.NO_ENTRY_POINT), CFG)
+    assert r.format_penalty == CFG.format_penalty and r.total == -CFG.format_penalty
+
+
+def test_observed_interference_is_penalised():
+    r = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], events=["output_flood"]), CFG)
+    assert r.interference_penalty == CFG.interference_penalty
+
+
+def test_slow_solution_pays_an_efficiency_penalty_capped_at_its_weight():
+    fast = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], cpu=0.004), CFG)
+    slow = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], cpu=50.0), CFG)
+    assert fast.efficiency_penalty == 0 and 0 < slow.efficiency_penalty <= CFG.efficiency_weight
+
+
+def test_all_or_nothing_mode():
+    cfg = RewardConfig(partial_credit=False)
+    assert compute_reward(_task(), "x", _result([1, 1], [1, 0, 1]), cfg).pass_fraction == 0.0
+
+
+bits = st.lists(st.booleans(), min_size=3, max_size=3)
+
+
+@given(public=st.lists(st.booleans(), min_size=2, max_size=2), hidden=bits, difficulty=st.floats(0, 1),
+       cpu=st.floats(0, 100), flood=st.booleans())
+def test_reward_stays_within_its_bounds(public, hidden, difficulty, cpu, flood):
+    r = compute_reward(_task(difficulty), "x", _result(public, hidden, cpu=cpu,
+                                                         events=["output_flood"] if flood else []), CFG)
+    low = -(CFG.efficiency_weight + CFG.interference_penalty + CFG.format_penalty)
+    assert low <= r.total <= 1 + CFG.difficulty_bonus
+    assert 0 <= r.pass_fraction <= 1
+
+
+@given(hidden=bits, extra=st.integers(0, 2), difficulty=st.floats(0, 1))
+def test_passing_more_hidden_tests_never_lowers_the_reward(hidden, extra, difficulty):
+    better = list(hidden)
+    for i in range(len(better)):
+        if not better[i] and extra > 0:
+            better[i], extra = True, extra - 1
+    a = compute_reward(_task(difficulty), "x", _result([1, 1], hidden), CFG)
+    b = compute_reward(_task(difficulty), "x", _result([1, 1], better), CFG)
+    assert b.total >= a.total

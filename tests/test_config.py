@@ -1,0 +1,69 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from spade.config import SpadeConfig, load_config
+from spade.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_default_yaml_equals_the_model_defaults():
+    on_disk = yaml.safe_load((ROOT / "configs" / "default.yaml").read_text())
+    assert on_disk == SpadeConfig().model_dump(mode="json")
+
+
+def test_tiny_yaml_loads():
+    cfg = load_config(ROOT / "configs" / "tiny.yaml")
+    assert cfg.run.iterations <= 5
+
+
+def test_write_up_config_is_accepted_as_is(tmp_path):
+    # §4.1 of the write-up, verbatim keys and values (YAML reads `network: off` as False).
+    (tmp_path / "c.yaml").write_text(
+        "executor:\n  mode: docker\n  image: python:3.11\n  timeout: 5\n  memory_limit: 512m\n  network: off\n"
+        "evolution:\n  difficulty_low: 0.2\n  difficulty_high: 0.9\n  coevolve_every: 20\n  replay_ratio: 0.3\n"
+        "training:\n  batch_size: 64\n  lr: 1e-5\n"
+    )
+    cfg = load_config(tmp_path / "c.yaml")
+    assert cfg.executor.network == "off" and cfg.executor.mode == "docker"
+    assert cfg.executor.memory_bytes == 512 << 20
+    assert cfg.training.lr == 1e-5
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("executor:\n  timeout: -1\n", ["executor.timeout", "-1", "> 0"]),
+        ("evolution:\n  replay_ratio: 1.5\n", ["evolution.replay_ratio", "1.5", "≤ 1"]),
+        ("sampling:\n  sampling_n: eight\n", ["sampling.sampling_n", "eight"]),
+        ("executor:\n  timout: 5\n", ["executor.timout", "unknown key", "timeout"]),
+        ("bogus: 1\n", ["bogus", "unknown key", "executor"]),
+        ("executor:\n  memory_limit: lots\n", ["executor.memory_limit", "lots", "512m"]),
+        ("evolution:\n  difficulty_low: 0.9\n  difficulty_high: 0.2\n", ["difficulty_low", "difficulty_high"]),
+        ("executor:\n  isolation: paranoid\n", ["executor.isolation", "paranoid", "strict"]),
+        ("- a\n- b\n", ["mapping"]),
+        ("executor: [\n", ["not valid YAML"]),
+    ],
+)
+def test_bad_config_is_refused_in_one_line_naming_key_and_value(tmp_path, text, expected):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message
+    for part in expected:
+        assert part in message
+
+
+def test_missing_config_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_dotted_overrides_apply_and_validate():
+    assert load_config(None, {"run.iterations": 7}).run.iterations == 7
+    with pytest.raises(ConfigError, match="run.iterations"):
+        load_config(None, {"run.iterations": -3})
