@@ -1,0 +1,7 @@
+"""`python -m spade` is the `spade` command."""
+
+import sys
+
+from spade.cli import main
+
+sys.exit(main())

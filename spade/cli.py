@@ -1,0 +1,108 @@
+"""The `spade` command line. Drives `spade.pipeline` and the stages' own commands.
+
+User mistakes (SpadeError) print one line and exit 2; anything else is our bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from spade.errors import ConfigError, SpadeError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="spade", description="Self-play in executable environments for code LLMs.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run the co-evolution loop on the embedded default (or a config)")
+    r.add_argument("--config", help="YAML config (defaults: configs/default.yaml)")
+    r.add_argument("--run-dir", help="directory for the run's database, checkpoints and metrics")
+    r.add_argument("--resume", metavar="RUN_DIR", help="continue a run that stopped or was killed")
+    limit = r.add_mutually_exclusive_group()
+    limit.add_argument("--iterations", type=int, help="total iterations of the run (overrides run.iterations)")
+    limit.add_argument("--minutes", type=float, help="stop starting iterations after this wall time")
+    r.add_argument("--seed", type=int, help="overrides run.seed")
+
+    s = sub.add_parser("status", help="summary of a run")
+    s.add_argument("run_dir")
+    s.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox")
+    e.add_argument("task")
+    e.add_argument("solution")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--config")
+
+    sb = sub.add_parser("sandbox", help="sandbox tools")
+    sbs = sb.add_subparsers(dest="sandbox_command", required=True)
+    chk = sbs.add_parser("check", help="which isolation layers are active on this host")
+    chk.add_argument("--config")
+
+    v = sub.add_parser("validate", help="validate a task file: static and dynamic checks")
+    v.add_argument("file")
+    v.add_argument("--config")
+    return p
+
+
+def _config(path: str | None, overrides: dict | None = None):
+    from spade.config import load_config
+
+    return load_config(path, overrides)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from spade.pipeline.loop import run
+
+    if args.resume and (args.config or args.run_dir or args.seed is not None):
+        raise ConfigError("--resume continues a run with its own config; do not combine it with --config, "
+                          "--run-dir or --seed")
+    if args.iterations is not None and args.iterations < 0:
+        raise ConfigError(f"--iterations = {args.iterations}: must be ≥ 0")
+    if args.resume:
+        run_dir = Path(args.resume)
+        cfg = None
+    else:
+        from spade.pipeline.rundir import default_run_dir
+
+        cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None)
+        run_dir = Path(args.run_dir) if args.run_dir else default_run_dir()
+    run(cfg, run_dir, iterations=args.iterations, minutes=args.minutes, resume=bool(args.resume))
+    print(f"run directory: {run_dir}  (see `spade status {run_dir}`)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "status":
+            from spade.pipeline.status import status_command
+
+            return status_command(args.run_dir, as_json=args.json)
+        if args.command == "exec":
+            from spade.sandbox.commands import exec_command
+
+            return exec_command(args.task, args.solution, args.json, _config(args.config))
+        if args.command == "sandbox":
+            from spade.sandbox.commands import sandbox_check_command
+
+            return sandbox_check_command(_config(args.config))
+        if args.command == "validate":
+            from spade.validate.commands import validate_command
+
+            return validate_command(args.file, _config(args.config))
+    except SpadeError as exc:
+        print(f"spade: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("spade: interrupted; committed iterations are kept (resume with `spade run --resume RUN_DIR`)",
+              file=sys.stderr)
+        return 130
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Build the long-lived parts of a run (sandbox pool, policy, trainer, controller, dedup index, eval set).
+
+On resume, the controller comes from the last committed iteration's state and the policy from the
+checkpoint that iteration names, so the next iteration starts exactly where the last commit left off.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from spade.config import SpadeConfig
+from spade.curriculum import Controller
+from spade.pipeline.stages import Engine, Progress
+from spade.store import RunStore
+
+
+@contextmanager
+def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Iterator[Engine]:
+    from spade.dedup import DedupIndex
+    from spade.evaluate.suites import load_suite
+    from spade.generate.registry import resolve_families
+    from spade.policy.embedded import EmbeddedPolicy
+    from spade.sandbox import SandboxPool
+    from spade.train.rft import RFTTrainer
+
+    families = [f.name for f in resolve_families(cfg.generation.families)]
+    last = store.last_iteration()
+    state = store.state_after(last) if last >= 0 else {}
+    controller = (
+        Controller.from_state(cfg.evolution, state["controller"])
+        if state.get("controller")
+        else Controller(cfg.evolution, families)
+    )
+    eval_tasks = load_suite(cfg.eval.suite)
+    if cfg.eval.limit:
+        eval_tasks = eval_tasks[: cfg.eval.limit]
+    dedup = DedupIndex.from_tasks(list(store.tasks()), reserved=load_suite(cfg.eval.suite))
+    progress("load model", 0, 1)
+    policy = EmbeddedPolicy(cfg.sampling, cfg.training)
+    trainer = RFTTrainer(policy, cfg.training, cfg.sampling) if cfg.training.update_method == "rft" else None
+    checkpoint = state.get("checkpoint")
+    if checkpoint and trainer is not None:
+        trainer.load_checkpoint(store.run_dir / checkpoint)
+    progress("load model", 1, 1)
+    with SandboxPool(cfg.executor) as pool:
+        yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
+                     dedup=dedup, eval_tasks=eval_tasks, families=families, progress=progress,
+                     checkpoint=checkpoint)

@@ -1,0 +1,96 @@
+"""The co-evolution loop, as the write-up draws it (§3.1): one page that calls the stages in order.
+
+generate -> validate -> dedup -> sample -> execute -> reward -> co-evolve -> update -> evaluate -> commit.
+Each iteration is committed to the run database in one transaction; `resume` restarts after the last one.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from spade.config import SpadeConfig
+from spade.curriculum import Controller
+from spade.pipeline import stages
+from spade.pipeline.build import build_engine
+from spade.pipeline.progress import LoopDisplay
+from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
+from spade.store import IterationWrite
+
+
+def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minutes: float | None = None,
+        resume: bool = False) -> Path:
+    if resume:
+        store, cfg = open_run(run_dir)
+    else:
+        store = create_run(run_dir, cfg)
+    total = iterations if iterations is not None else cfg.run.iterations
+    deadline = time.monotonic() + 60 * (minutes if minutes is not None else cfg.run.minutes or 1e9)
+    with LoopDisplay(total) as display, build_engine(cfg, store, display.stage) as engine:
+        start = store.last_iteration() + 1
+        for i in range(start, total):
+            if time.monotonic() > deadline:
+                display.note(f"time limit reached after {i} iterations")
+                break
+            w = run_iteration(engine, i)
+            store.commit_iteration(w)
+            export_metrics(store)
+            display.iteration_done(i, w.metrics, engine.controller)
+    store.close()
+    return run_dir
+
+
+def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
+    w = IterationWrite(iteration=i)
+    e.timings.clear()
+    if i == 0 and e.cfg.eval.every:
+        heartbeat(e.store.run_dir, i, "eval")
+        w.evals.append(stages.evaluate_policy(e, i, f"{e.cfg.eval.suite}@start"))
+    heartbeat(e.store.run_dir, i, "generate")
+    tasks = stages.make_tasks(e, w)
+    heartbeat(e.store.run_dir, i, "sample")
+    rollouts = stages.attempt(e, tasks, w)
+    heartbeat(e.store.run_dir, i, "update")
+    w.update = stages.update(e, w)
+    w.decisions = e.controller.maybe_adjust()
+    updates_so_far = e.store.query("SELECT COUNT(*) FROM updates")[0][0] + (w.update is not None)
+    if e.cfg.eval.every and w.update and "checkpoint" in w.update and updates_so_far % e.cfg.eval.every == 0:
+        heartbeat(e.store.run_dir, i, "eval")
+        w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
+    heartbeat(e.store.run_dir, i, "commit")
+    w.metrics = iteration_metrics(e, w, rollouts)
+    w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint}
+    return w
+
+
+def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> dict[str, float]:
+    n = len(rollouts)
+    m: dict[str, float] = {
+        "tasks_accepted": sum(1 for _, origin in w.tasks if origin == "generated"),
+        "tasks_replayed": sum(1 for _, origin in w.tasks if origin == "replay"),
+        "tasks_rejected": len(w.rejections),
+        "rollouts": n,
+        "pass_rate": sum(r.status.value == "passed" for _, r, _ in rollouts) / n if n else 0.0,
+        "mean_reward": sum(rw.total for _, _, rw in rollouts) / n if n else 0.0,
+        "timeout_share": sum(r.timed_out for _, r, _ in rollouts) / n if n else 0.0,
+        "hardcoding_suspected": sum(rw.hardcoding_suspected for _, _, rw in rollouts),
+        "no_code_share": sum(not c.code for c, _, _ in rollouts) / n if n else 0.0,
+        "tokens_per_s": float(getattr(e.policy, "last_tokens_per_s", 0.0)),
+        "executions_per_s": n / e.timings["execute"] if e.timings.get("execute") else 0.0,
+    }
+    for name, s in e.controller.families.items():
+        m[f"difficulty/{name}"] = s.difficulty
+    for stage, seconds in e.timings.items():
+        m[f"seconds/{stage}"] = seconds
+    if w.update and "loss_last" in w.update:
+        m["update_loss"] = w.update["loss_last"]
+    for ev in w.evals:
+        for k, v in ev.get("pass_at_k", {}).items():
+            m[f"eval/{ev['suite']}/pass@{k}"] = v
+    return m
+
+
+def restore_controller(cfg: SpadeConfig, state: dict, families: list[str]) -> Controller:
+    if state.get("controller"):
+        return Controller.from_state(cfg.evolution, state["controller"])
+    return Controller(cfg.evolution, families)

@@ -1,0 +1,175 @@
+"""The stages of one iteration, each a small function over the long-lived `Engine`.
+
+make_tasks: generate -> validate -> dedup (plus replay). attempt: sample -> extract -> execute -> reward.
+update: RFT on passing samples + checkpoint. evaluate_policy: the fixed set, never trained on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from spade.config import SpadeConfig
+from spade.curriculum import Controller, choose_replay
+from spade.generate.procedural import draft_task
+from spade.records import Candidate, ExecResult, Reward, Task
+from spade.reward import compute_reward
+from spade.store import IterationWrite, RunStore
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class Engine:
+    """The long-lived parts of a run: built once, reused by every iteration."""
+
+    cfg: SpadeConfig
+    store: RunStore
+    pool: Any  # spade.sandbox.SandboxPool
+    policy: Any  # spade.policy.EmbeddedPolicy
+    trainer: Any  # spade.train.RFTTrainer or None
+    controller: Controller
+    dedup: Any  # spade.dedup.DedupIndex
+    eval_tasks: list[Task]
+    families: list[str]
+    progress: Progress = lambda stage, done, total: None  # noqa: E731
+    timings: dict[str, float] = field(default_factory=dict)
+    checkpoint: str | None = None
+
+    def timed(self, stage: str, started: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+
+def seeded(cfg: SpadeConfig, iteration: int, purpose: str) -> int:
+    """A per-iteration, per-purpose seed: the same run seed redoes an iteration identically."""
+    digest = hashlib.sha256(f"{cfg.run.seed}|{iteration}|{purpose}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
+    """Fresh validated, deduplicated tasks at the controller's difficulties, plus the replay share."""
+    from spade.validate.dynamic import validate_drafts
+
+    cfg, gen = e.cfg, e.cfg.generation
+    rng = random.Random(seeded(cfg, w.iteration, "plan"))
+    history = e.store.task_pass_history()
+    n_replay = min(round(gen.tasks_per_iteration * cfg.evolution.replay_ratio), len(history))
+    replay_ids = choose_replay(history, n_replay, rng, exclude=set())
+    wanted = gen.tasks_per_iteration - len(replay_ids)
+    weights = e.controller.family_weights()
+    names = sorted(e.families)
+    accepted: list[Task] = []
+    started = time.perf_counter()
+    for attempt in range(gen.max_attempts):
+        need = wanted - len(accepted)
+        if need <= 0:
+            break
+        drafts = []
+        for slot in range(need):
+            family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
+            index = (w.iteration * gen.max_attempts + attempt) * 1000 + slot
+            drafts.append(draft_task(family, e.controller.difficulty(family), cfg.run.seed, index,
+                                     gen.public_tests, gen.hidden_tests))
+        e.progress("generate", len(accepted), wanted)
+        for draft, outcome in zip(drafts, validate_drafts(drafts, e.pool, cfg)):
+            if not outcome.accepted:
+                w.rejections.append((draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
+                                     "; ".join(outcome.reasons)))
+                continue
+            verdict = e.dedup.check(outcome.task)
+            if verdict.duplicate:
+                w.rejections.append((draft.task_id, draft.family, draft.difficulty, f"duplicate_{verdict.kind}",
+                                     f"duplicate of {verdict.of}"))
+                continue
+            e.dedup.add(outcome.task)
+            accepted.append(outcome.task)
+            w.tasks.append((outcome.task, "generated"))
+            w.audit.append(("task", outcome.task.task_id, f"procedural:{draft.family}", "", "accepted"))
+    e.progress("generate", len(accepted), wanted)
+    e.timed("generate", started)
+    replayed = [e.store.task(t) for t in replay_ids]
+    w.tasks.extend((t, "replay") for t in replayed)
+    return accepted + replayed
+
+
+def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candidate, ExecResult, Reward]]:
+    """Sample N solutions per task, run each in the sandbox, reward each."""
+    from spade.policy.extract import extract_code
+
+    cfg = e.cfg
+    if not tasks:
+        return []
+    started = time.perf_counter()
+    completions = e.policy.sample(
+        tasks, cfg.sampling.sampling_n, temperature=cfg.sampling.temperature,
+        seed=seeded(cfg, w.iteration, "sample"), on_progress=lambda d, t: e.progress("sample", d, t),
+    )
+    e.timed("sample", started)
+    candidates = []
+    for task, outs in zip(tasks, completions):
+        for k, c in enumerate(outs):
+            candidates.append(Candidate(
+                candidate_id=f"{task.task_id}:{w.iteration}:{k}", task_id=task.task_id, completion=c.text,
+                code=extract_code(c.text, task.entry_point), model=e.policy.name, prompt_hash=c.prompt_hash,
+                prompt_variant=c.prompt_variant, new_tokens=c.new_tokens,
+            ))
+    by_id = {t.task_id: t for t in tasks}
+    started = time.perf_counter()
+    results = e.pool.score_many(
+        [(by_id[c.task_id], c.code) for c in candidates],
+        on_done=lambda d: e.progress("execute", d, len(candidates)),
+    )
+    e.timed("execute", started)
+    rollouts = []
+    for cand, result in zip(candidates, results):
+        reward = compute_reward(by_id[cand.task_id], cand.code, result, cfg.reward)
+        rollouts.append((cand, result, reward))
+        w.audit.append(("candidate", cand.candidate_id, cand.model, cand.prompt_hash, result.status.value))
+    w.rollouts.extend(rollouts)
+    for task in tasks:
+        wins = [float(r.status.value == "passed") for c, r, _ in rollouts if c.task_id == task.task_id]
+        e.controller.observe(task.family or "external", wins)
+    return rollouts
+
+
+def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
+    """One policy update on passing samples (this iteration's, then earlier ones: the replay share)."""
+    cfg = e.cfg.training
+    if cfg.update_method != "rft" or w.iteration % cfg.update_every != cfg.update_every - 1:
+        return None
+    fresh = [(c.task_id, c.completion) for c, r, _ in w.rollouts if r.status.value == "passed"]
+    older = e.store.passing_samples(0, cfg.max_examples)
+    n_old = min(len(older), max(round(cfg.max_examples * e.cfg.evolution.replay_ratio), cfg.max_examples - len(fresh)))
+    pairs = fresh[: cfg.max_examples - n_old] + older[:n_old]
+    if not pairs:
+        return {"skipped": "no passing samples yet"}
+    tasks = {t.task_id: t for t, _ in w.tasks}
+    examples = [(tasks.get(tid) or e.store.task(tid), text) for tid, text in pairs]
+    started = time.perf_counter()
+    e.progress("update", 0, cfg.steps_per_update)
+    stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
+    path = e.store.run_dir / "checkpoints" / f"iter_{w.iteration:05d}"
+    e.trainer.save_checkpoint(path, extra={"iteration": w.iteration})
+    e.checkpoint = str(path.relative_to(e.store.run_dir))
+    e.timed("update", started)
+    e.progress("update", cfg.steps_per_update, cfg.steps_per_update)
+    return {**stats.__dict__, "checkpoint": e.checkpoint, "fresh": len(fresh), "replayed": n_old}
+
+
+def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
+    """pass@1 (greedy by default) on the fixed evaluation set."""
+    from spade.evaluate.evaluator import evaluate
+
+    started = time.perf_counter()
+    report = evaluate(e.policy, e.pool, e.eval_tasks, samples=e.cfg.eval.samples,
+                      temperature=e.cfg.eval.temperature, ks=[1], seed=seeded(e.cfg, iteration, "eval"))
+    e.timed("eval", started)
+    return {**report.to_dict(), "suite": label}
+
+
+def checkpoint_dir(run_dir: Path, rel: str | None) -> Path | None:
+    return run_dir / rel if rel else None

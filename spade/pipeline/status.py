@@ -1,0 +1,91 @@
+"""`spade status RUN_DIR`: a summary of a run read from its database (safe while the run is going)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from spade.pipeline.rundir import HEARTBEAT_NAME
+from spade.store import RunStore
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    iterations: int
+    tasks_accepted: int
+    tasks_rejected: int
+    rejected_by_reason: dict[str, int]
+    tasks_replayed: int
+    rollouts: int
+    pass_rate: float
+    mean_reward: float
+    hardcoding_suspected: int
+    difficulty_now: dict[str, float]
+    difficulty_history: dict[str, list[float]]
+    updates: int
+    last_eval: dict | None
+    heartbeat: dict | None = field(default=None)
+
+
+def summarise(store: RunStore) -> RunSummary:
+    one = lambda sql: store.query(sql)[0][0]  # noqa: E731
+    last = store.last_iteration()
+    state = store.state_after(last) if last >= 0 else {}
+    families = state.get("controller", {}).get("families", {})
+    evals = store.query("SELECT json FROM evals ORDER BY iteration DESC LIMIT 1")
+    hb_path = store.run_dir / HEARTBEAT_NAME
+    return RunSummary(
+        iterations=last + 1,
+        tasks_accepted=one("SELECT COUNT(*) FROM tasks"),
+        tasks_rejected=one("SELECT COUNT(*) FROM rejections"),
+        rejected_by_reason=dict(store.query("SELECT reason, COUNT(*) FROM rejections GROUP BY reason ORDER BY 2 DESC")),
+        tasks_replayed=one("SELECT COUNT(*) FROM task_uses WHERE origin = 'replay'"),
+        rollouts=one("SELECT COUNT(*) FROM executions"),
+        pass_rate=one("SELECT COALESCE(AVG(status = 'passed'), 0) FROM executions"),
+        mean_reward=one("SELECT COALESCE(AVG(total), 0) FROM rewards"),
+        hardcoding_suspected=one("SELECT COALESCE(SUM(hardcoding_suspected), 0) FROM rewards"),
+        difficulty_now={f: s["difficulty"] for f, s in sorted(families.items())},
+        difficulty_history={f: s["history"] for f, s in sorted(families.items())},
+        updates=one("SELECT COUNT(*) FROM updates"),
+        last_eval=json.loads(evals[0][0]) if evals else None,
+        heartbeat=json.loads(hb_path.read_text()) if hb_path.is_file() else None,
+    )
+
+
+def status_command(run_dir: str, as_json: bool = False) -> int:
+    with RunStore(Path(run_dir)) as store:
+        s = summarise(store)
+    console = Console()
+    if as_json:
+        console.print_json(json.dumps(s.__dict__))
+        return 0
+    t = Table(title=f"SPADE run {run_dir}", show_header=False)
+    t.add_row("iterations committed", str(s.iterations))
+    if s.heartbeat:
+        t.add_row("last heartbeat", f"iteration {s.heartbeat['iteration']}, {s.heartbeat['stage']}")
+    t.add_row("tasks generated", str(s.tasks_accepted + s.tasks_rejected))
+    t.add_row("  accepted", str(s.tasks_accepted))
+    t.add_row("  rejected", str(s.tasks_rejected))
+    for reason, n in s.rejected_by_reason.items():
+        t.add_row(f"    {reason}", str(n))
+    t.add_row("tasks replayed", str(s.tasks_replayed))
+    t.add_row("rollouts", str(s.rollouts))
+    t.add_row("pass rate", f"{s.pass_rate:.3f}")
+    t.add_row("mean reward", f"{s.mean_reward:.3f}")
+    t.add_row("suspected hard-coding", str(s.hardcoding_suspected))
+    t.add_row("policy updates", str(s.updates))
+    if s.last_eval:
+        t.add_row(f"last eval ({s.last_eval['suite']})", _fmt_passk(s.last_eval.get("pass_at_k", {})))
+    for fam, diff in s.difficulty_now.items():
+        hist = " → ".join(f"{d:.2f}" for d in s.difficulty_history[fam])
+        t.add_row(f"difficulty {fam}", f"{diff:.2f}  ({hist})")
+    console.print(t)
+    return 0
+
+
+def _fmt_passk(passk: dict) -> str:
+    return ", ".join(f"pass@{k} {v:.3f}" for k, v in passk.items())
