@@ -119,9 +119,10 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
             ))
     by_id = {t.task_id: t for t in tasks}
     started = time.perf_counter()
+    done = iter(range(1, len(candidates) + 1))
     results = e.pool.score_many(
         [(by_id[c.task_id], c.code) for c in candidates],
-        on_done=lambda d: e.progress("execute", d, len(candidates)),
+        on_done=lambda _i: e.progress("execute", next(done), len(candidates)),
     )
     e.timed("execute", started)
     rollouts = []

@@ -1,0 +1,80 @@
+"""CLI pieces: `spade exec TASK SOLUTION` and `spade sandbox check`.
+
+in: a task file (JSON or JSONL in the write-up schema), a solution file, the config. out: a readable table per
+test (or the full result as JSON) and an exit code: 0 whether the solution passes or fails; bad arguments
+raise TaskFormatError / SandboxError with one line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from spade.config import SpadeConfig
+from spade.errors import SandboxError, TaskFormatError
+from spade.records import ExecResult, TestStatus
+
+
+def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig) -> int:
+    from spade.sandbox.pool import SandboxPool
+    from spade.taskio import load_tasks
+
+    tasks = load_tasks(task_path)
+    if len(tasks) != 1:
+        raise TaskFormatError(f"{task_path} holds {len(tasks)} tasks; `spade exec` takes a file with exactly one")
+    solution = Path(solution_path)
+    if not solution.is_file():
+        raise SandboxError(f"solution file {solution_path} does not exist; pass a Python file defining the entry point")
+    code = solution.read_text(encoding="utf-8", errors="replace")
+    with SandboxPool(cfg.executor.model_copy(update={"workers": 1})) as pool:
+        result = pool.score(tasks[0], code)
+    if as_json:
+        print(json.dumps(_jsonable(result), indent=2))
+    else:
+        _print_table(tasks[0].task_id, result)
+    return 0
+
+
+def sandbox_check_command(cfg: SpadeConfig) -> int:
+    from spade.sandbox.isolation import check_isolation
+
+    report = check_isolation(cfg.executor)
+    console = Console()
+    for layer in report.layers:
+        mark = "[green]✓[/green]" if layer.active else "[red]✗[/red]"
+        console.print(f"{mark} {layer.name:<14} {layer.detail}")
+    if not report.meets_level:
+        console.print(f"[red]isolation '{report.level}' cannot be met here: missing {', '.join(report.missing)}[/red]")
+        return 1
+    console.print(f"isolation '{report.level}' is available")
+    return 0
+
+
+def _jsonable(result: ExecResult) -> dict:
+    data = asdict(result)
+    data["status"] = result.status.value
+    data["tests"] = [dict(t, status=t["status"].value) for t in data["tests"]]
+    data["score"] = result.score
+    data["public_score"], data["hidden_score"] = result.public_score, result.hidden_score
+    return data
+
+
+def _print_table(task_id: str, result: ExecResult) -> None:
+    table = Table(title=f"{task_id}: {result.status.value}  score {result.score:.2f}")
+    for column in ("test", "set", "status", "got / error"):
+        table.add_column(column)
+    for t in result.tests:
+        style = "green" if t.status is TestStatus.PASSED else "red"
+        table.add_row(str(t.index), "hidden" if t.hidden else "public", f"[{style}]{t.status.value}[/{style}]",
+                      t.got or t.error or "")
+    console = Console()
+    console.print(table)
+    if result.load_error:
+        console.print(f"load error: {result.load_error}")
+    console.print(f"cpu {result.cpu_time_s * 1000:.1f} ms, peak memory {result.peak_memory_kb} KiB, "
+                  f"wall {result.wall_time_s * 1000:.1f} ms, output {result.output_bytes} bytes, "
+                  f"events: {', '.join(result.events) or 'none'}")

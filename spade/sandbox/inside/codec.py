@@ -1,0 +1,107 @@
+"""Strict, type-exact value codec between the candidate's process and the supervisor.
+
+in: a Python value built from None, bool, int, float, str, list, tuple, dict, set, frozenset, bytes
+(exact types, `type(x) is int`, never `isinstance`: a subclass may lie about `__eq__`).
+out: JSON text whose containers are tagged arrays (["L", ...] list, ["T", ...] tuple, ["D", k, v, ...] dict,
+["S", ...] set, ["F", ...] frozenset, ["B", hex] bytes); `decode` rebuilds plain builtins only.
+This file runs inside the sandbox and must import nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_DEPTH = 64
+MAX_ITEMS = 200_000
+MAX_CHARS = 4_000_000
+
+
+class Unencodable(Exception):
+    """The value has a type, depth or size the codec refuses."""
+
+
+# Bound at import time, before any candidate code runs, so patched builtins cannot change the encoder.
+_type, _len, _repr, _str, _hex = type, len, float.__repr__, str, bytes.hex
+_NONE, _BOOL, _INT, _FLOAT, _STR = type(None), bool, int, float, str
+_LIST, _TUPLE, _DICT, _SET, _FROZEN, _BYTES = list, tuple, dict, set, frozenset, bytes
+_TAGS = {_LIST: "L", _TUPLE: "T", _SET: "S", _FROZEN: "F"}
+_dumps = json.dumps
+
+
+def encode(value: Any) -> str:
+    """Encode `value` or raise Unencodable naming the offending type or limit."""
+    budget = [MAX_ITEMS]
+    tree = _tree(value, 0, budget)
+    try:
+        text = _dumps(tree, separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, RecursionError) as exc:  # huge ints past the str-conversion limit
+        raise Unencodable(f"cannot serialise: {exc}") from None
+    if _len(text) > MAX_CHARS:
+        raise Unencodable(f"encoded value is {_len(text)} chars, over the {MAX_CHARS} limit")
+    return text
+
+
+def _tree(v: Any, depth: int, budget: list[int]) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unencodable(f"nested deeper than {MAX_DEPTH}")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise Unencodable(f"more than {MAX_ITEMS} items")
+    t = _type(v)
+    if t is _NONE or t is _BOOL or t is _STR:
+        return v
+    if t is _INT:
+        return v
+    if t is _FLOAT:
+        return v
+    if t is _BYTES:
+        return ["B", _hex(v)]
+    tag = _TAGS.get(t)
+    if tag is not None:
+        return [tag, *[_tree(x, depth + 1, budget) for x in v]]
+    if t is _DICT:
+        out: list[Any] = ["D"]
+        for k, x in v.items():
+            out.append(_tree(k, depth + 1, budget))
+            out.append(_tree(x, depth + 1, budget))
+        return out
+    raise Unencodable(f"type {t.__module__}.{t.__qualname__} is not a plain builtin value")
+
+
+def decode(text: str) -> Any:
+    """Rebuild plain builtins from `encode`'s text; raise Unencodable on anything malformed."""
+    if _len(text) > MAX_CHARS:
+        raise Unencodable(f"encoded value is {_len(text)} chars, over the {MAX_CHARS} limit")
+    try:
+        tree = json.loads(text)
+        return _value(tree, 0)
+    except (ValueError, TypeError, RecursionError, KeyError, IndexError) as exc:
+        raise Unencodable(f"malformed encoding: {exc}") from None
+
+
+def _value(node: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH + 1:
+        raise Unencodable(f"nested deeper than {MAX_DEPTH}")
+    t = _type(node)
+    if t is not _LIST:
+        if t is _DICT:
+            raise Unencodable("bare JSON object in encoding")
+        return node
+    tag, items = node[0], node[1:]
+    if tag == "B":
+        return bytes.fromhex(items[0])
+    values = [_value(x, depth + 1) for x in items]
+    if tag == "L":
+        return values
+    if tag == "T":
+        return tuple(values)
+    if tag == "S":
+        return set(values)
+    if tag == "F":
+        return frozenset(values)
+    if tag == "D":
+        if _len(values) % 2:
+            raise Unencodable("dict encoding has an odd number of items")
+        return dict(zip(values[0::2], values[1::2]))
+    raise Unencodable(f"unknown tag {tag!r}")

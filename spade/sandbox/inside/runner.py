@@ -1,0 +1,103 @@
+"""The candidate side of one fork: load the module, call the entry point per test, report on a pipe.
+
+in: code, entry point name, decoded inputs, the first test index, the result fd and the output fd.
+out: frames on the result fd (4-byte length, 1-byte kind, payload); stdout/stderr go to the output fd.
+Expected values never reach this process; it only reports what the function returned.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+import codec
+
+# Bound before candidate code runs: patching builtins or os later cannot redirect the reports.
+_write, _type, _len, _exit, _callable = os.write, type, len, os._exit, callable
+_encode, _Unencodable = codec.encode, codec.Unencodable
+ERROR_CHARS = 300
+
+
+def frame(kind: bytes, payload: bytes) -> bytes:
+    return (_len(payload) + 1).to_bytes(4, "big") + kind + payload
+
+
+def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd: int, out_fd: int) -> NoReturn:
+    """Never returns: the child leaves through os._exit so no exit handler of the candidate runs."""
+    try:
+        _send(res_fd, b"G", b"")
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.close(out_fd)
+        fn = _load(code, entry, res_fd)
+        if fn is not None:
+            for i in range(start, _len(inputs)):
+                _send(res_fd, b"S", str(i).encode())
+                _send(res_fd, *_call(fn, inputs[i]))
+                _flush()
+            _send(res_fd, b"D", b"")
+    finally:
+        _exit(0)
+
+
+def _load(code: str, entry: str, res_fd: int) -> Any:
+    namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": __builtins__}
+    try:
+        compiled = compile(code, "<candidate>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        _send(res_fd, b"X", b"syntax_error\n" + _describe(exc))
+        return None
+    try:
+        exec(compiled, namespace)
+    except BaseException as exc:  # module-level failure of untrusted code is data
+        _send(res_fd, b"X", b"load_error\n" + _describe(exc))
+        return None
+    fn = namespace.get(entry)
+    if fn is None or not _callable(fn):
+        _send(res_fd, b"X", b"no_entry_point\n" + f"no callable named {entry!r} at module level".encode())
+        return None
+    _send(res_fd, b"L", b"")
+    return fn
+
+
+def _call(fn: Any, args: tuple[Any, ...]) -> tuple[bytes, bytes]:
+    try:
+        value = fn(*args)
+    except BaseException as exc:  # a raising candidate is a verdict, not a crash
+        exc.__traceback__ = None  # frees the candidate's frames (a memory bomb's data) before we report
+        return (b"M" if _type(exc) is MemoryError else b"E"), _describe(exc)
+    try:
+        return b"V", _encode(value).encode("utf-8", "surrogatepass")
+    except _Unencodable as exc:
+        return b"U", str(exc)[:ERROR_CHARS].encode()
+    except MemoryError:
+        return b"M", b"MemoryError while encoding the return value"
+    except BaseException as exc:  # e.g. a container whose iteration raises
+        return b"U", _describe(exc)
+
+
+def _describe(exc: BaseException) -> bytes:
+    name = _type(exc).__name__
+    try:
+        text = str(exc)[:ERROR_CHARS]
+    except BaseException:  # a hostile __str__
+        text = "<unprintable>"
+    return f"{name}: {text}".encode("utf-8", "replace")
+
+
+def _send(fd: int, kind: bytes, payload: bytes) -> None:
+    data = memoryview(frame(kind, payload))
+    while data:
+        data = data[_write(fd, data):]
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # the candidate may have replaced or closed them
+            pass

@@ -1,0 +1,231 @@
+"""Zygote side of one job: fork children, enforce per-test deadlines, reap with wait4.
+
+in: a decoded job (code, entry, inputs, per-test limits, total limit, memory) and the Guard.
+out: a plain dict: per-test outcomes (kind, encoded value, error), load status, kernel-measured CPU time and
+peak RSS (wait4 rusage), wall time, output bytes, events. A test that times out or dies costs one re-fork;
+the remaining tests run in a fresh child. Clocks here are the zygote's, out of the candidate's reach.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import time
+from typing import Any
+
+import runner
+
+MAX_FRAME = 4_100_000
+LOAD_GRACE_S = 1.0
+_KINDS = {b"V": "value", b"E": "exception", b"M": "memory", b"U": "unencodable"}
+_SIGNAL_EVENTS = {signal.SIGSYS: "syscall_denied", signal.SIGXCPU: "cpu_limit", signal.SIGXFSZ: "file_size_limit"}
+
+
+class HardeningFailed(RuntimeError):
+    """The child could not lock itself down: an infrastructure failure, never the candidate's doing."""
+
+
+class JobRun:
+    """Accumulates one job's outcomes across forks."""
+
+    def __init__(self, job: dict[str, Any], inputs: list[tuple[Any, ...]], guard: Any) -> None:
+        self.job, self.inputs, self.guard = job, inputs, guard
+        n = len(inputs)
+        self.outcomes: list[dict[str, Any]] = [{"kind": "not_run"} for _ in range(n)]
+        self.load: dict[str, str] | None = None
+        self.cpu = 0.0
+        self.maxrss = 0
+        self.out_bytes = 0
+        self.out_head = bytearray()
+        self.events: list[str] = []
+        self.start = time.monotonic()
+        self.deadline = self.start + float(job["total"])
+
+    def execute(self) -> dict[str, Any]:
+        i = 0
+        while i < len(self.inputs) and self.load is None:
+            if time.monotonic() >= self.deadline:
+                self._total_timeout(i)
+                break
+            i = self._fork_from(i)
+        return {
+            "tests": self.outcomes, "load": self.load, "cpu": self.cpu, "maxrss": self.maxrss,
+            "wall": time.monotonic() - self.start, "out_bytes": self.out_bytes,
+            "output": self.out_head.decode("utf-8", "replace"), "events": sorted(set(self.events)),
+        }
+
+    def _total_timeout(self, i: int) -> None:
+        for j in range(i, len(self.inputs)):
+            self.outcomes[j] = {"kind": "timeout", "error": "the candidate's total time limit was reached"}
+        self.events.append("total_timeout")
+
+    def _fork_from(self, start: int) -> int:
+        """Run tests start.. in one child; return the index to resume from (len(inputs) when done)."""
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        limits = self.job["limits"]
+        pid = os.fork()
+        if pid == 0:
+            os.close(res_r)
+            os.close(out_r)
+            try:
+                self.guard.harden((res_w, out_w), int(self.job["mem"]), sum(limits[start:]) + max(limits))
+                runner.run(self.job["code"], self.job["entry"], self.inputs, start, res_w, out_w)
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()  # fd 2 is still the zygote's log here
+            finally:
+                os._exit(70)  # hardening failed: die before any candidate code runs
+        os.close(res_w)
+        os.close(out_w)
+        try:
+            watch = _Watch(self, start, res_r, out_r)
+            resume = watch.follow()
+        finally:
+            status, usage = _kill_and_reap(pid)
+            _drain(self, out_r)
+            os.close(res_r)
+            os.close(out_r)
+        self.cpu += usage.ru_utime + usage.ru_stime
+        self.maxrss = max(self.maxrss, usage.ru_maxrss)
+        return watch.settle(resume, status)
+
+    def take_output(self, data: bytes) -> None:
+        self.out_bytes += len(data)
+        room = int(self.job["out_cap"]) - len(self.out_head)
+        if room > 0:
+            self.out_head += data[:room]
+        if self.out_bytes > int(self.job["out_cap"]):
+            self.events.append("output_flood")
+
+
+class _Watch:
+    """Follows one child's frames; decides which test is current and when its deadline falls."""
+
+    def __init__(self, run: JobRun, start: int, res_r: int, out_r: int) -> None:
+        self.run, self.res_r, self.out_r = run, res_r, out_r
+        self.next = start  # the next test this child must announce
+        self.current: int | None = None
+        self.guarded = False  # the child confirmed its hardening, before any candidate code ran
+        self.loaded = False
+        self.finished = False
+        self.reason = ""
+        self.buf = bytearray()
+        # Loading gets a second of grace on top of a test's limit: a fork on a busy host can be slow to start.
+        self.deadline = min(time.monotonic() + max(run.job["limits"]) + LOAD_GRACE_S, run.deadline)
+
+    def follow(self) -> int:
+        poller = select.poll()
+        poller.register(self.res_r, select.POLLIN)
+        poller.register(self.out_r, select.POLLIN)
+        open_fds = {self.res_r, self.out_r}
+        while self.res_r in open_fds and not self.finished:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                self.reason = "timeout"
+                break
+            for fd, _ in poller.poll(max(1, int(left * 1000) + 1)):
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    poller.unregister(fd)
+                    open_fds.discard(fd)
+                elif fd == self.out_r:
+                    self.run.take_output(data)
+                else:
+                    self.buf += data
+                    self._frames()
+        if not self.reason and not self.finished:
+            self.reason = "died"
+        return self.next
+
+    def _frames(self) -> None:
+        while len(self.buf) >= 4 and not self.finished and not self.reason:
+            size = int.from_bytes(self.buf[:4], "big")
+            if size < 1 or size > MAX_FRAME:
+                self.reason = "protocol"
+                return
+            if len(self.buf) < 4 + size:
+                return
+            kind, payload = bytes(self.buf[4:5]), bytes(self.buf[5 : 4 + size])
+            del self.buf[: 4 + size]
+            self._handle(kind, payload)
+
+    def _handle(self, kind: bytes, payload: bytes) -> None:
+        run, now = self.run, time.monotonic()
+        if not self.guarded:
+            self.guarded = kind == b"G"
+            if not self.guarded:
+                self.reason = "protocol"
+        elif not self.loaded:
+            if kind == b"L":
+                self.loaded = True
+            elif kind == b"X":
+                status, _, text = payload.decode("utf-8", "replace").partition("\n")
+                run.load = {"status": status, "error": text}
+                self.finished = True
+            else:
+                self.reason = "protocol"
+        elif kind == b"S" and self.current is None and payload == str(self.next).encode():
+            self.current = self.next
+            self.deadline = min(now + float(run.job["limits"][self.current]), run.deadline)
+        elif kind in _KINDS and self.current is not None:
+            text = payload.decode("utf-8", "surrogatepass" if kind == b"V" else "replace")
+            key = "value" if kind == b"V" else "error"
+            run.outcomes[self.current] = {"kind": _KINDS[kind], key: text}
+            self.current, self.next = None, self.next + 1
+            self.deadline = min(now + max(run.job["limits"]), run.deadline)
+        elif kind == b"D" and self.current is None and self.next == len(run.inputs):
+            self.finished = True
+        else:
+            self.reason = "protocol"
+
+    def settle(self, resume: int, status: int) -> int:
+        """Record how this child ended; return where the next child starts."""
+        run = self.run
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGKILL:
+            run.events.append("killed_by_signal")
+            run.events.append(_SIGNAL_EVENTS.get(os.WTERMSIG(status), "killed_by_signal"))
+        if self.finished:
+            return len(run.inputs)
+        if not self.guarded:
+            raise HardeningFailed(f"a sandbox child failed before running candidate code ({_how(status)})")
+        if not self.loaded:
+            what = "timed out" if self.reason == "timeout" else "died"
+            run.load = {"status": "load_error", "error": f"the module {what} while loading ({_how(status)})"}
+            return len(run.inputs)
+        if self.reason == "protocol":
+            run.events.append("protocol_violation")
+        failed = self.current if self.current is not None else self.next
+        if self.reason == "timeout" and self.current is not None:
+            run.outcomes[failed] = {"kind": "timeout", "error": "the per-test time limit was reached"}
+            run.events.append("test_timeout")
+        else:
+            run.outcomes[failed] = {"kind": "killed", "error": _how(status)}
+        return failed + 1
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exited with code {os.WEXITSTATUS(status)} before reporting"
+
+
+def _kill_and_reap(pid: int) -> tuple[int, Any]:
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage
+
+
+def _drain(run: JobRun, fd: int) -> None:
+    os.set_blocking(fd, False)
+    try:
+        while data := os.read(fd, 1 << 16):
+            run.take_output(data)
+    except BlockingIOError:
+        pass

@@ -1,0 +1,106 @@
+"""The fork server: a warm Python that forks one hardened child per candidate.
+
+in: argv[1] = JSON settings (slot uid, layers, tmp dir); then length-prefixed JSON jobs on stdin.
+out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute).
+Between jobs it kills every process left under the slot uid and empties the private /tmp.
+Runs inside bubblewrap (or bare under isolation 'none'); imports only the standard library and pyseccomp.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import shutil
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE]
+
+import codec  # noqa: E402  (path set just above; this file runs as a script)
+import watch  # noqa: E402
+
+from guard import Guard  # noqa: E402
+
+
+def main() -> None:
+    settings = json.loads(sys.argv[1])
+    if settings.get("ext"):
+        sys.path.append(settings["ext"])
+    guard = Guard(settings)
+    # The control pipes move to private fds so a child can never inherit them as 0/1.
+    cin, cout = os.dup(0), os.dup(1)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the host went away: die quietly
+    gc.freeze()  # the zygote's objects stay out of children's collections: fewer copy-on-write faults per fork
+    _send(cout, {"ready": True, "pid": os.getpid()})
+    while (job := _receive(cin)) is not None:
+        try:
+            inputs = [codec.decode(text) for text in job["inputs"]]
+            result = watch.JobRun(job, inputs, guard).execute()
+        except watch.HardeningFailed as exc:
+            result = {"fatal": str(exc)}
+        finally:
+            _cleanup(settings)
+        _send(cout, result)
+
+
+def _cleanup(settings: dict) -> None:
+    if settings["drop_uid"]:
+        _kill_uid(settings["uid"])
+    tmp = settings["tmp"]
+    for name in os.listdir(tmp):
+        path = os.path.join(tmp, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def _kill_uid(uid: int) -> None:
+    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
+def _send(fd: int, message: dict) -> None:
+    data = json.dumps(message).encode()
+    view = memoryview(len(data).to_bytes(4, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _receive(fd: int) -> dict | None:
+    head = _read_exact(fd, 4)
+    if head is None:
+        return None
+    body = _read_exact(fd, int.from_bytes(head, "big"))
+    return None if body is None else json.loads(body)
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    parts, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+if __name__ == "__main__":
+    main()

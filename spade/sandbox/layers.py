@@ -1,0 +1,131 @@
+"""Which isolation layers this host can give, and the bubblewrap command line that stacks them.
+
+in: an ExecutorConfig (isolation strict|standard|none). out: a `Plan` (layers on/off, the zygote's argv and
+settings) or SandboxError naming the missing layer under `strict`. `check_isolation` goes further and
+verifies the layers from inside a real sandboxed child.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from spade.config import ExecutorConfig
+from spade.errors import SandboxError
+
+INSIDE = Path(__file__).resolve().parent / "inside"
+LAYERS = ("namespaces", "network_off", "readonly_root", "private_tmp", "uid_drop", "seccomp", "rlimits")
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
+"""The zygote keeps these to drop uid, kill leftovers of the slot uid and wipe /tmp; the child loses all on setuid."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one worker is launched: the argv, the zygote's settings, and which layers are on."""
+
+    layers: dict[str, bool]
+    uses_bwrap: bool
+    use_seccomp: bool
+    drop_uid: bool
+
+    def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
+        python = os.path.realpath(sys.executable)
+        settings = {"uid": uid, "drop_uid": self.drop_uid, "seccomp": self.use_seccomp, "fsize": tmpfs_bytes}
+        if not self.uses_bwrap:
+            ext = _pyseccomp_dir() if self.use_seccomp else None
+            settings |= {"tmp": tmp, "ext": ext}
+            return [python, "-I", "-S", "-B", str(INSIDE / "zygote.py"), json.dumps(settings)]
+        settings |= {"tmp": "/tmp", "ext": "/sbx/ext" if self.use_seccomp else None}
+        return [*_bwrap_prefix(tmpfs_bytes, self.use_seccomp), python, "-I", "-S", "-B",
+                "/sbx/inside/zygote.py", json.dumps(settings)]
+
+
+def _bwrap_prefix(tmpfs_bytes: int, with_seccomp: bool) -> list[str]:
+    # --unshare-all minus the user namespace: inside one only root is mapped, and the uid drop needs real uids.
+    args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--clearenv",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
+            "--setenv", "LANG", "C.UTF-8"]
+    for top in ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.exists(top):
+            args += ["--ro-bind", top, top]
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith(("/usr/", "/lib", "/bin")) and prefix != "/usr":
+        args += ["--ro-bind", prefix, prefix]
+    args += ["--ro-bind", str(INSIDE), "/sbx/inside"]  # only the zygote's own code, never the repo or runs
+    if with_seccomp:
+        args += ["--ro-bind", str(Path(_pyseccomp_dir()) / "pyseccomp.py"), "/sbx/ext/pyseccomp.py"]
+    args += ["--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+             "--cap-drop", "ALL"]
+    for cap in CAPS:
+        args += ["--cap-add", cap]
+    return [*args, "--remount-ro", "/"]
+
+
+def _pyseccomp_dir() -> str:
+    import pyseccomp
+
+    return str(Path(pyseccomp.__file__).resolve().parent)
+
+
+@functools.cache
+def host_layers() -> dict[str, str | None]:
+    """Each layer mapped to None when this host can provide it, else the reason it cannot."""
+    bwrap = _bwrap_problem()
+    missing: dict[str, str | None] = {name: bwrap for name in ("namespaces", "network_off", "readonly_root",
+                                                                  "private_tmp")}
+    missing["uid_drop"] = None if os.geteuid() == 0 else "the supervisor is not root, so it cannot switch uid"
+    missing["seccomp"] = _seccomp_problem()
+    missing["rlimits"] = None
+    return missing
+
+
+def _bwrap_problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+    probe = [*_bwrap_prefix(1 << 20, with_seccomp=False), "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not start: {exc}"
+    if done.returncode != 0:
+        return f"bwrap failed here: {done.stderr.decode(errors='replace').strip()[:200]}"
+    return None
+
+
+def _seccomp_problem() -> str | None:
+    try:
+        import pyseccomp
+
+        pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    except (ImportError, OSError, RuntimeError) as exc:
+        return f"pyseccomp/libseccomp unavailable: {exc}"
+    return None
+
+
+def plan_for(cfg: ExecutorConfig) -> Plan:
+    """Decide the layers for cfg.isolation; under strict, a layer this host lacks raises SandboxError."""
+    if cfg.isolation == "none":
+        return Plan({name: name == "rlimits" for name in LAYERS}, uses_bwrap=False, use_seccomp=False,
+                    drop_uid=False)
+    problems = host_layers()
+    if cfg.isolation == "strict":
+        for name in LAYERS:
+            if problems[name] is not None:
+                raise SandboxError(
+                    f"executor.isolation = 'strict' needs the {name} layer, which this host lacks: {problems[name]}; "
+                    "fix the host or set executor.isolation to 'standard'"
+                )
+    layers = {name: problems[name] is None for name in LAYERS}
+    # Without bwrap the uid drop would leave a writable host filesystem behind; keep it only with namespaces.
+    drop = layers["uid_drop"] and layers["namespaces"]
+    layers["uid_drop"] = drop
+    return Plan(layers, uses_bwrap=layers["namespaces"], use_seccomp=layers["seccomp"], drop_uid=drop)

@@ -1,0 +1,119 @@
+"""One warm worker: a zygote process (inside bubblewrap unless isolation is 'none') and its control pipes.
+
+in: a Plan, a slot uid and a Job. out: the zygote's result dict for the job, or WorkerDied when the zygote
+(or bwrap) is gone or silent past the job's deadline. The pool replaces dead workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from typing import Any
+
+from spade.errors import SandboxError
+from spade.sandbox.inside import codec
+from spade.sandbox.job import Job
+from spade.sandbox.layers import Plan
+
+START_TIMEOUT_S = 30.0
+SLACK_S = 10.0
+"""Beyond the job's own total limit, how long the host waits for the zygote before declaring it dead."""
+
+
+class WorkerDied(Exception):
+    """The zygote stopped answering; internal to the pool, which retries once and then raises SandboxError."""
+
+
+class Worker:
+    """Construct with `Worker.spawn` from a long-lived thread: bwrap's --die-with-parent fires when the
+    *thread* that started it exits, so a worker started from a short-lived thread would die with it."""
+
+    def __init__(self, plan: Plan, uid: int, tmpfs_bytes: int) -> None:
+        self.plan, self.uid = plan, uid
+        self._host_tmp = None if plan.uses_bwrap else tempfile.mkdtemp(prefix="spade-sbx-")
+        self._log = tempfile.TemporaryFile()
+        argv = plan.argv(uid, self._host_tmp or "/tmp", tmpfs_bytes)
+        env = {"PATH": "/usr/bin:/bin", "TMPDIR": self._host_tmp or "/tmp", "HOME": self._host_tmp or "/tmp"}
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+                                     env=env, start_new_session=True, close_fds=True)
+
+    def wait_ready(self) -> None:
+        try:
+            hello = self._receive(time.monotonic() + START_TIMEOUT_S)
+        except WorkerDied:
+            tail = self.log_tail()
+            self.close()
+            raise SandboxError(f"a sandbox worker failed to start: {tail or 'no output'}") from None
+        if not hello.get("ready"):
+            self.close()
+            raise SandboxError(f"a sandbox worker sent an unexpected greeting: {hello!r}")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def run(self, job: Job) -> dict[str, Any]:
+        request = {
+            "code": job.code, "entry": job.entry_point,
+            "inputs": [codec.encode(tuple(args)) for args in job.inputs],
+            "limits": list(job.time_limits), "total": job.total_timeout, "mem": job.memory_bytes,
+            "out_cap": job.max_output_bytes,
+        }
+        self._send(request)
+        reply = self._receive(time.monotonic() + job.total_timeout + SLACK_S)
+        if "fatal" in reply:
+            raise WorkerDied(reply["fatal"])
+        return reply
+
+    def _send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message).encode()
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(len(data).to_bytes(4, "big") + data)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise WorkerDied(f"zygote pipe closed: {exc}") from None
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        head = self._read_exact(4, deadline)
+        return json.loads(self._read_exact(int.from_bytes(head, "big"), deadline))
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        assert self.proc.stdout is not None
+        fd, parts, left = self.proc.stdout.fileno(), [], n
+        while left:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise WorkerDied("zygote did not answer in time")
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                raise WorkerDied(f"zygote exited: {self.log_tail() or 'no output'}")
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts)
+
+    def log_tail(self) -> str:
+        self._log.seek(0)
+        return self._log.read()[-500:].decode(errors="replace").strip()
+
+    def close(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._log.close()
+        if self._host_tmp:
+            shutil.rmtree(self._host_tmp, ignore_errors=True)

@@ -1,0 +1,105 @@
+"""Pool lifecycle, isolation levels and modes, layer reports, and the CLI pieces."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+
+import pytest
+
+from spade.config import ExecutorConfig, SpadeConfig
+from spade.errors import SandboxError, TaskFormatError
+from spade.sandbox import SandboxPool, UnsafeSandboxWarning, check_isolation, time_limits_for
+from spade.sandbox.layers import host_layers
+from tests.sandbox.conftest import CFG, CORRECT, secret_task
+
+
+def test_a_killed_worker_is_replaced_and_the_job_retried():
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        (before,) = pool.worker_pids()
+        os.kill(before, signal.SIGKILL)
+        assert pool.score(secret_task(), CORRECT).score == 1.0
+        (after,) = pool.worker_pids()
+        assert after != before
+
+
+def test_isolation_none_warns_on_every_run():
+    with SandboxPool(CFG.model_copy(update={"isolation": "none", "workers": 1})) as pool:
+        for _ in range(2):
+            with pytest.warns(UnsafeSandboxWarning):
+                assert pool.score(secret_task(), CORRECT).score == 1.0
+
+
+def test_docker_mode_logs_that_the_sandbox_is_used_instead(caplog):
+    with caplog.at_level(logging.WARNING, logger="spade.sandbox"):
+        with SandboxPool(CFG.model_copy(update={"mode": "docker", "workers": 1})) as pool:
+            assert pool.score(secret_task(), CORRECT).score == 1.0
+    assert "Docker engine is not available" in caplog.text and "'strict'" in caplog.text
+
+
+def test_subprocess_mode_is_refused_outside_the_benchmark():
+    with pytest.raises(SandboxError, match="executor.mode"):
+        SandboxPool(CFG.model_copy(update={"mode": "subprocess"}))
+
+
+def test_check_isolation_verifies_every_layer_on_this_host():
+    report = check_isolation(ExecutorConfig())
+    assert report.meets_level and not report.missing
+    assert report.layer("uid_drop").active and int(report.layer("uid_drop").detail.split()[-1]) >= 62000
+    assert report.layer("network_off").detail == "interfaces visible: lo"
+
+
+@pytest.mark.filterwarnings("ignore::spade.sandbox.UnsafeSandboxWarning")
+def test_check_isolation_under_none_reports_layers_missing():
+    report = check_isolation(ExecutorConfig(isolation="none"))
+    assert not report.layer("seccomp").active and not report.layer("uid_drop").active
+    assert report.layer("rlimits").active
+
+
+def test_strict_refuses_a_host_without_bubblewrap_and_standard_degrades(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # bwrap cannot be found
+    host_layers.cache_clear()
+    try:
+        with pytest.raises(SandboxError, match="namespaces layer"):
+            SandboxPool(CFG)
+        with SandboxPool(CFG.model_copy(update={"isolation": "standard", "workers": 1})) as pool:
+            assert not pool.plan.uses_bwrap and pool.plan.use_seccomp
+            assert pool.score(secret_task(), CORRECT).score == 1.0
+    finally:
+        host_layers.cache_clear()
+
+
+def test_time_limits_scale_the_reference_time_with_a_floor():
+    cfg = ExecutorConfig(time_floor_s=1.0, time_factor=10.0)
+    assert time_limits_for(cfg, 2, [0.01, 0.5]) == (1.0, 5.0)
+    with pytest.raises(SandboxError, match="one per test"):
+        time_limits_for(cfg, 3, [0.1])
+
+
+def test_exec_command_prints_json_and_returns_zero_even_when_failing(tmp_path, capsys):
+    from spade.sandbox.commands import exec_command
+
+    task = {"task_id": "add1", "description": "add one", "signature": "def add1(x):", "difficulty": 0.1,
+            "test_cases": [{"input": [1], "expected": 2}, {"input": [5], "expected": 6}]}
+    (tmp_path / "t.json").write_text(json.dumps(task))
+    (tmp_path / "s.py").write_text("def add1(x):\n    return 2\n")
+    cfg = SpadeConfig(executor=CFG)
+    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), True, cfg) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "failed" and [t["status"] for t in out["tests"]] == ["passed", "wrong_answer"]
+    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), False, cfg) == 0
+    assert "wrong_answer" in capsys.readouterr().out
+    with pytest.raises(SandboxError, match="does not exist"):
+        exec_command(str(tmp_path / "t.json"), str(tmp_path / "nope.py"), False, cfg)
+    with pytest.raises(TaskFormatError):
+        exec_command(str(tmp_path / "missing.json"), str(tmp_path / "s.py"), False, cfg)
+
+
+def test_sandbox_check_command_marks_each_layer(capsys):
+    from spade.sandbox.commands import sandbox_check_command
+
+    assert sandbox_check_command(SpadeConfig()) == 0
+    out = capsys.readouterr().out
+    assert out.count("✓") == 7 and "seccomp" in out

@@ -1,0 +1,101 @@
+"""Functional scoring: verdicts per test and overall, limits, strict types, kernel-measured resources."""
+
+from __future__ import annotations
+
+from spade.records import ExecStatus, Task, TestCase, TestStatus
+from spade.sandbox import Job, OutcomeKind, to_json_value
+from tests.sandbox.conftest import CORRECT, LIMIT, secret_task
+
+
+def _task(cases: list[tuple[tuple, object]], hidden: int = 0) -> Task:
+    tcs = tuple(TestCase(a, e) for a, e in cases)
+    cut = len(tcs) - hidden
+    return Task("t", "", "def f(x):", "f", 0.5, test_cases=tcs[:cut], hidden_test_cases=tcs[cut:])
+
+
+def test_correct_candidate_passes_every_test(pool):
+    result = pool.score(secret_task(), CORRECT)
+    assert result.status is ExecStatus.PASSED and result.score == 1.0
+    assert [t.hidden for t in result.tests] == [False, False, True, True]
+
+
+def test_wrong_answer_reports_a_truncated_repr_of_what_came_back(pool):
+    result = pool.score(_task([((1,), 2), ((2,), 3)]), "def f(x):\n    return 'y' * 1000 if x == 2 else x + 1\n")
+    assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.WRONG_ANSWER]
+    assert result.tests[1].got.startswith("'yyy") and len(result.tests[1].got) <= 200
+    assert result.status is ExecStatus.FAILED and result.score == 0.5
+
+
+def test_raising_candidate_reports_the_exception_type(pool):
+    result = pool.score(_task([((1,), 1)]), "def f(x):\n    raise KeyError('secret message')\n")
+    assert result.tests[0].status is TestStatus.EXCEPTION and result.tests[0].error == "KeyError"
+
+
+def test_syntax_error_and_missing_entry_point_are_statuses(pool):
+    task = _task([((1,), 1)])
+    bad = pool.score(task, "def f(x) return x\n")
+    assert bad.status is ExecStatus.SYNTAX_ERROR and bad.tests[0].status is TestStatus.NOT_RUN
+    missing = pool.score(task, "def g(x):\n    return x\n")
+    assert missing.status is ExecStatus.NO_ENTRY_POINT
+    load = pool.score(task, "raise RuntimeError('boom')\ndef f(x):\n    return x\n")
+    assert load.status is ExecStatus.LOAD_ERROR and "RuntimeError" in load.load_error
+
+
+def test_per_test_timeout_still_runs_the_later_tests(pool):
+    code = "def f(x):\n    while x == 2:\n        pass\n    return x\n"
+    result = pool.score(_task([((1,), 1), ((2,), 2), ((3,), 3)]), code, time_limits=[LIMIT] * 3)
+    assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.TIMEOUT, TestStatus.PASSED]
+    assert result.status is ExecStatus.FAILED and result.timed_out
+
+
+def test_timeout_on_the_last_tests_makes_the_status_timeout(pool):
+    code = "def f(x):\n    while x == 2:\n        pass\n    return x\n"
+    result = pool.score(_task([((1,), 1), ((2,), 2)]), code, time_limits=[LIMIT] * 2)
+    assert result.status is ExecStatus.TIMEOUT
+
+
+def test_memory_limit_is_enforced_per_test(pool):
+    code = "def f(x):\n    return len(bytearray(x << 20))\n"
+    result = pool.score(_task([((1,), 1 << 20), ((1024,), 0), ((2,), 2 << 20)]), code)
+    assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.MEMORY, TestStatus.PASSED]
+    assert result.peak_memory_kb > 1000
+
+
+def test_comparison_is_strict_about_types(pool):
+    task = _task([((0,), 1), ((1,), 2), ((2,), [1, 2]), ((3,), 0.1), ((4,), "1")])
+    code = "def f(x):\n    return [True, 2.0, (1, 2), 0.1 + 1e-12, 1][x]\n"
+    statuses = [t.status for t in pool.score(task, code).tests]
+    assert statuses == [TestStatus.WRONG_ANSWER, TestStatus.WRONG_ANSWER, TestStatus.PASSED, TestStatus.PASSED,
+                        TestStatus.WRONG_ANSWER]
+
+
+def test_exit_codes_and_output_are_never_verdicts(pool):
+    result = pool.score(_task([((1,), 1)]), "import sys\ndef f(x):\n    print('PASSED'); sys.exit(0)\n")
+    assert result.tests[0].status is TestStatus.EXCEPTION and result.output_bytes == len("PASSED\n")
+
+
+def test_run_returns_reference_values_for_validation(pool):
+    code = "def f(x):\n    return (x, {x}, {'k': [x]})\n"
+    raw = pool.run(Job(code, "f", ((1,), (2,)), (LIMIT, LIMIT), 256 << 20))
+    assert raw.values == [(1, {1}, {"k": [1]}), (2, {2}, {"k": [2]})] and raw.all_returned
+    assert to_json_value(raw.values[0]) == [1, [1], {"k": [1]}]
+    assert raw.outcomes[0].kind is OutcomeKind.VALUE
+
+
+def test_score_many_keeps_order_and_reports_progress(pool):
+    task = secret_task()
+    items = [(task, CORRECT if i % 2 == 0 else "def solve(n):\n    return 0\n") for i in range(6)]
+    done: list[int] = []
+    results = pool.score_many(items, on_done=done.append)
+    assert [r.score for r in results] == [1.0, 0.0] * 3
+    assert sorted(done) == list(range(6))
+
+
+def test_ascore_works_from_asyncio(pool):
+    import asyncio
+
+    async def both():
+        return await asyncio.gather(pool.ascore(secret_task(), CORRECT), pool.ascore(secret_task(), "x = 1\n"))
+
+    ok, missing = asyncio.run(both())
+    assert ok.score == 1.0 and missing.status is ExecStatus.NO_ENTRY_POINT
