@@ -109,6 +109,21 @@ class GenerationConfig(_Section):
     """Hidden tests decide the reward; the policy never sees them."""
     max_attempts: int = Field(4, ge=1, le=100)
     """Generation attempts per requested task before giving up on it (rejected or duplicate)."""
+    mutant_kill_ratio: float = Field(0.9, ge=0, le=1)
+    """Share of the reference's mutants that run at all which the tests must catch, or the task is rejected."""
+    max_mutants: int = Field(30, ge=0, le=1000)
+    """Mutants of the reference tried per task (0 disables the mutant check)."""
+    probe_inputs: int = Field(24, ge=0, le=1000)
+    """Inputs asked of the family, once, when too few mutants are caught: those that catch a surviving mutant join
+    the hidden tests; survivors that none catches are presumed equivalent and left out of the kill ratio."""
+    min_hidden_share: float = Field(0.5, ge=0, le=1)
+    """Smallest share of a generated task's tests kept hidden; public tests move to hidden to meet it."""
+    reference_time_limit_s: float = Field(2.0, gt=0, le=600)
+    """Per-test wall-clock limit for the reference solution during validation."""
+    mutant_time_limit_s: float = Field(0.2, gt=0, le=600)
+    """Per-test wall-clock limit for a mutant (at least 20× the reference's CPU time); a timeout counts as caught."""
+    dedup_threshold: float = Field(0.85, gt=0, le=1)
+    """Estimated Jaccard similarity (MinHash) at or above which a task is a near-duplicate of an indexed one."""
 
 
 class SamplingConfig(_Section):

@@ -8,6 +8,7 @@ point, `$a0`, `$a1`… for the parameters and `$knob` for each knob the op draws
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from string import Template
@@ -62,6 +63,8 @@ class MenuFamily(Family):
         keys = [op.key for op in ops]
         if len(set(keys)) != len(keys):
             raise ValueError(f"family '{name}' has duplicate op keys: {keys}")
+        for op in ops:
+            _check_names(name, op)
         self.name = name
         self.tags = tags
         self.ops = ops
@@ -99,3 +102,11 @@ class MenuFamily(Family):
 
     def _op(self, knobs: Mapping[str, Any]) -> Op:
         return self._by_key[knobs["op"]]
+
+
+def _check_names(family: str, op: Op) -> None:
+    # A parameter name that is also a local of the body would silently change the reference's meaning.
+    body_names = set(re.findall(r"\b[A-Za-z_]\w*\b", re.sub(r"\$\w+", " ", op.body)))
+    for choices in op.params:
+        for clash in sorted(set(choices) & (body_names | set(op.names))):
+            raise ValueError(f"family '{family}' op '{op.key}': parameter name '{clash}' clashes with a name in the body")

@@ -91,7 +91,10 @@ def more_inputs(draft_family: str, knobs: Mapping[str, Any], salt: str, count: i
     """Extra random argument lists for a drafted variant (asked for when its tests were too weak)."""
     fam = get_family(draft_family)
     rng = random.Random(f"spade-more|{fam.name}|{salt}")
-    return _fresh(lambda: fam.random_input(knobs, rng), count, [list(a) for a in seen])
+    seen_keys = {_key(a) for a in seen}
+    # Edge cases the first draw left out come first: they are what usually tells mutants apart.
+    edges = _unique([e for e in fam.edge_inputs(knobs) if _key(e) not in seen_keys])[:count]
+    return edges + _fresh(lambda: fam.random_input(knobs, rng), count - len(edges), [list(a) for a in seen] + edges)
 
 
 def _draw_inputs(fam: Family, knobs: Mapping[str, Any], rng: random.Random, n_public: int, n_hidden: int) -> tuple[list[list[Any]], list[list[Any]]]:

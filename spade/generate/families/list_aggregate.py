@@ -18,7 +18,7 @@ def _size_k(d, rng):
 
 
 def _list(knobs, rng):
-    return [int_list(rng, knobs["size"])]
+    return [int_list(rng, knobs["size"], min_len=2)]
 
 
 def _nonempty(knobs, rng):

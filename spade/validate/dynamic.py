@@ -1,0 +1,255 @@
+"""Dynamic validation: run the reference in the sandbox, take expected values from it, and check the tests bite.
+
+In: TaskDrafts (from families) or Tasks (from files), a SandboxPool and the GenerationConfig. Out: one
+ValidationOutcome each. The reference must return JSON values of its annotated type on every input, the same
+on two separate runs; expected values come only from that execution. Then mutants of the reference run, and
+at least `mutant_kill_ratio` of those that load must fail a test. Before a task is rejected as weak_tests its
+family is asked once for probe inputs (see _probe_phase). Every phase submits all its jobs to the pool before collecting any.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from spade.config import GenerationConfig
+from spade.errors import ValidationError
+from spade.generate.procedural import TaskDraft, more_inputs
+from spade.records import Task, TestCase
+from spade.sandbox import Job, OutcomeKind, RawRun, SandboxPool, to_json_value, values_equal
+from spade.validate.mutants import mutants
+from spade.validate.outcome import Problem, ValidationOutcome
+from spade.validate.static import check_draft, check_task, parse_signature
+from spade.validate.types import fits, is_json, parse_annotation
+
+_BAD_KIND = {
+    OutcomeKind.EXCEPTION: "reference_raises", OutcomeKind.TIMEOUT: "reference_timeout",
+    OutcomeKind.MEMORY: "reference_memory", OutcomeKind.KILLED: "reference_killed",
+    OutcomeKind.UNENCODABLE: "reference_unencodable", OutcomeKind.NOT_RUN: "reference_not_run",
+}
+
+
+@dataclass
+class _Case:
+    """One task moving through the phases; `problems` non-empty means it is out."""
+
+    task: Task  # expected values are placeholders until the reference has run
+    reference: str
+    stated: list[Any] | None  # expected values a file gave, to be reproduced
+    problems: list[Problem] = field(default_factory=list)
+    values: list[Any] = field(default_factory=list)
+    cpu_s: float = 0.0
+    ran: int = 0
+    killed: int = 0
+    survivors: list[str] = field(default_factory=list)
+    equivalent: int = 0  # survivors no probe input could catch, presumed equivalent to the reference
+
+    @property
+    def inputs(self) -> list[tuple[Any, ...]]:
+        return [t.args for t in self.task.all_tests]
+
+    @property
+    def kill_ratio(self) -> float | None:
+        judged = self.ran - self.equivalent
+        return self.killed / judged if judged else (1.0 if self.ran else None)
+
+
+def validate_drafts(drafts: Sequence[TaskDraft], pool: SandboxPool, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    """Validate generated drafts; accepted ones come back as Tasks with expected values and reference_cpu_s."""
+    cases: list[_Case | ValidationOutcome] = []
+    for d in drafts:
+        problems = check_draft(d)
+        cases.append(ValidationOutcome.rejected(d.task_id, problems) if problems else _draft_case(d, cfg))
+    return _run_phases(cases, pool, cfg)
+
+
+def validate_tasks(tasks: Sequence[Task], pool: SandboxPool | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    """Validate tasks from a file: static checks, and with a reference, that it reproduces the stated expected values.
+
+    `pool` may be None only when no task carries a reference_solution (nothing runs then)."""
+    if pool is None and any(t.reference_solution for t in tasks):
+        raise ValidationError("validate_tasks needs a SandboxPool: some tasks have a reference_solution to run")
+    cases: list[_Case | ValidationOutcome] = []
+    for t in tasks:
+        problems = check_task(t)
+        if problems:
+            cases.append(ValidationOutcome.rejected(t.task_id, problems))
+        elif t.reference_solution is None:
+            cases.append(ValidationOutcome(True, t, notes=("static_only: no reference_solution, so nothing was run",),
+                                           task_id=t.task_id))
+        else:
+            cases.append(_Case(t, t.reference_solution, [c.expected for c in t.all_tests]))
+    return _run_phases(cases, pool, cfg)
+
+
+def _draft_case(d: TaskDraft, cfg: GenerationConfig) -> _Case:
+    inputs = list(d.all_inputs)
+    n_public = min(len(d.public_inputs), int(len(inputs) * (1 - cfg.min_hidden_share) + 1e-9))
+    task = Task(
+        task_id=d.task_id, description=d.description, signature=d.signature, entry_point=d.entry_point,
+        difficulty=d.difficulty, tags=d.tags,
+        test_cases=tuple(TestCase(tuple(a), None) for a in inputs[:n_public]),
+        hidden_test_cases=tuple(TestCase(tuple(a), None) for a in inputs[n_public:]),
+        reference_solution=d.reference_solution, family=d.family, params=dict(d.params), provenance=dict(d.provenance),
+    )
+    return _Case(task, d.reference_solution, None)
+
+
+def _run_phases(items: list[_Case | ValidationOutcome], pool: Any, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    cases = [c for c in items if isinstance(c, _Case)]
+    _reference_phase(cases, pool, cfg)
+    _mutant_phase([c for c in cases if not c.problems], pool, cfg)
+    weak = [c for c in cases if not c.problems and _weak(c, cfg)]
+    _probe_phase([c for c in weak if c.task.family and c.stated is None and cfg.probe_inputs], pool, cfg)
+    return [item if isinstance(item, ValidationOutcome) else _finish(item, cfg) for item in items]
+
+
+def _reference_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+    futures = [(_submit(pool, c.reference, c, c.inputs, cfg.reference_time_limit_s), _submit(
+        pool, c.reference, c, c.inputs, cfg.reference_time_limit_s)) for c in cases]
+    for c, (first, second) in zip(cases, futures):
+        values, problems = _reference_values(c, first.result(), second.result(), 0)
+        c.values, c.problems = values, problems
+        c.cpu_s = first.result().cpu_time_s / max(len(c.inputs), 1)
+        if not problems and c.stated is not None:
+            c.problems = _disagreements(c.stated, values)
+
+
+def _reference_values(c: _Case, first: RawRun, second: RawRun, offset: int) -> tuple[list[Any], list[Problem]]:
+    """Expected values from two runs of the reference, or the problems that rule them out."""
+    if first.load_status is not None:
+        return [], [Problem("reference_" + first.load_status, f"the reference does not load: {first.load_error}")]
+    func = parse_signature(c.task.signature)
+    ret = parse_annotation(func.returns) if not isinstance(func, Problem) else None
+    values = []
+    for i, (a, b) in enumerate(zip(first.outcomes, second.outcomes)):
+        where = f"test {offset + i} (input {list(c.inputs[offset + i])!r:.60})"
+        bad = a if a.kind is not OutcomeKind.VALUE else b
+        if bad.kind is not OutcomeKind.VALUE:
+            return [], [Problem(_BAD_KIND[bad.kind], f"the reference failed on {where}: {bad.error}")]
+        try:
+            value = to_json_value(a.value)
+        except ValueError as exc:
+            return [], [Problem("non_json_output", f"the reference's output on {where} is not JSON: {exc}")]
+        if not values_equal(a.value, value) or not is_json(value):
+            return [], [Problem("non_json_output", f"the reference returned {a.value!r:.60} on {where}, not a JSON value")]
+        if not values_equal(b.value, value) or not values_equal(value, to_json_value(b.value)):
+            return [], [Problem("nondeterministic", f"two runs of the reference differ on {where}: {a.value!r:.40} vs {b.value!r:.40}")]
+        if ret is not None and not fits(value, ret):
+            return [], [Problem("return_type_mismatch", f"the reference returned {value!r:.60} on {where}, outside its return annotation")]
+        values.append(value)
+    return values, []
+
+
+def _disagreements(stated: list[Any], values: list[Any]) -> list[Problem]:
+    wrong = [i for i, (s, v) in enumerate(zip(stated, values)) if not values_equal(v, s)]
+    if not wrong:
+        return []
+    i = wrong[0]
+    return [Problem("expected_mismatch", f"{len(wrong)} of {len(stated)} stated expected values differ from the "
+                    f"reference's output (first: test {i} states {stated[i]!r:.40}, the reference returns {values[i]!r:.40})")]
+
+
+def _mutant_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+    if cfg.max_mutants == 0:
+        return
+    jobs = [(c, m, _submit(pool, m, c, c.inputs, _mutant_limit(c, cfg), mutant=True)) for c in cases
+            for m in mutants(c.reference, cfg.max_mutants)]
+    for c, source, future in jobs:
+        _tally(c, source, future.result(), c.values)
+
+
+def _tally(c: _Case, source: str, run: RawRun, expected: list[Any]) -> None:
+    if run.load_status is not None:
+        return
+    c.ran += 1
+    if _caught(run, expected):
+        c.killed += 1
+    else:
+        c.survivors.append(source)
+
+
+def _caught(run: RawRun, expected: list[Any]) -> bool:
+    return any(o.kind is not OutcomeKind.VALUE or not values_equal(o.value, e) for o, e in zip(run.outcomes, expected))
+
+
+def _weak(c: _Case, cfg: GenerationConfig) -> bool:
+    ratio = c.kill_ratio
+    return ratio is not None and ratio < cfg.mutant_kill_ratio
+
+
+def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+    """Ask each weak case's family once for probe inputs. Probe inputs that catch a surviving mutant join the
+    hidden tests; survivors no probe input catches are presumed equivalent and leave the ratio's denominator."""
+    probes = {id(c): [tuple(a) for a in more_inputs(c.task.family, c.task.params, c.task.task_id, cfg.probe_inputs, c.inputs)]
+              for c in cases}
+    cases = [c for c in cases if probes[id(c)]]
+    runs = [(_submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s),
+             _submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s)) for c in cases]
+    expected: dict[int, list[Any]] = {}
+    for c, (first, second) in zip(cases, runs):
+        probe_case = replace(c, task=replace(c.task, test_cases=tuple(TestCase(a, None) for a in probes[id(c)]), hidden_test_cases=()))
+        expected[id(c)], problems = _reference_values(probe_case, first.result(), second.result(), 0)
+        c.problems = [Problem(p.code, p.detail.replace("test", "probe input", 1)) for p in problems]
+    jobs = [(c, m, _submit(pool, m, c, probes[id(c)], _mutant_limit(c, cfg), mutant=True))
+            for c in cases if not c.problems for m in c.survivors]
+    catches: dict[int, list[set[int]]] = {id(c): [] for c in cases}
+    for c, _source, future in jobs:
+        run = future.result()
+        caught = {i for i, (o, e) in enumerate(zip(run.outcomes, expected[id(c)]))
+                  if run.load_status is None and (o.kind is not OutcomeKind.VALUE or not values_equal(o.value, e))}
+        catches[id(c)].append(caught)
+    for c in cases:
+        if not c.problems:
+            _adopt_probes(c, probes[id(c)], expected[id(c)], catches[id(c)])
+
+
+def _adopt_probes(c: _Case, probes: list[tuple[Any, ...]], expected: list[Any], catches: list[set[int]]) -> None:
+    # Greedy cover: add the probe input that catches most still-uncaught survivors, until none is left to catch.
+    chosen: list[int] = []
+    open_sets = [s for s in catches if s]
+    while open_sets:
+        best = max(range(len(probes)), key=lambda i: (sum(i in s for s in open_sets), -i))
+        chosen.append(best)
+        open_sets = [s for s in open_sets if best not in s]
+    c.killed += sum(1 for s in catches if s)
+    c.equivalent = sum(1 for s in catches if not s)
+    c.survivors = []
+    added = tuple(TestCase(probes[i], None) for i in sorted(chosen))
+    c.task = replace(c.task, hidden_test_cases=c.task.hidden_test_cases + added)
+    c.values = c.values + [expected[i] for i in sorted(chosen)]
+
+
+def _finish(c: _Case, cfg: GenerationConfig) -> ValidationOutcome:
+    ratio = c.kill_ratio
+    if not c.problems and _weak(c, cfg):
+        c.problems = [Problem("weak_tests", f"the tests catch {c.killed} of {c.ran - c.equivalent} mutants of the reference "
+                              f"({ratio:.2f}), below mutant_kill_ratio = {cfg.mutant_kill_ratio}")]
+    if c.problems:
+        return ValidationOutcome.rejected(c.task.task_id, c.problems, ratio)
+    tests = [TestCase(tuple(t.args), v) for t, v in zip(c.task.all_tests, c.values)]
+    n_public = len(c.task.test_cases)
+    params = {**c.task.params, "reference_cpu_s": round(c.cpu_s, 6)}
+    if ratio is not None:
+        params["mutant_kill_ratio"] = round(ratio, 4)
+        params["mutants_equivalent"] = c.equivalent
+    task = replace(c.task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]), params=params)
+    return ValidationOutcome(True, task, task_id=task.task_id, kill_ratio=ratio)
+
+
+def _mutant_limit(c: _Case, cfg: GenerationConfig) -> float:
+    return max(cfg.mutant_time_limit_s, 20 * c.cpu_s)
+
+
+def _submit(pool: SandboxPool, code: str, c: _Case, inputs: Sequence[Sequence[Any]], limit: float,
+            mutant: bool = False) -> Future[RawRun]:
+    n = len(inputs)
+    # One timed-out test already catches a mutant, so its whole run gets little more than one test's limit:
+    # a looping mutant then costs one limit, not one per test.
+    total = 1.5 * limit + 4 * c.cpu_s * n if mutant else limit * n + 1.0
+    return pool.submit(Job(
+        code=code, entry_point=c.task.entry_point, inputs=tuple(tuple(a) for a in inputs), time_limits=(limit,) * n,
+        memory_bytes=pool.cfg.memory_bytes, total_timeout=total, max_output_bytes=pool.cfg.max_output_bytes,
+    ))
