@@ -1,0 +1,1 @@
+"""Policy stage: the embedded model's files, prompts, sampling, code extraction and pass@k."""

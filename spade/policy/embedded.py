@@ -1,0 +1,225 @@
+"""The embedded policy: SmolLM2-135M-Instruct through transformers, sampled in large left-padded batches.
+
+In: tasks and n. Out: n `Completion`s per task, deterministic for a given seed (an interrupted iteration can be
+redone exactly). The `model`/`tokenizer` pair is shared with the trainer, which updates it in place; LoRA
+adapters saved by training can be loaded for sampling with `load_adapter`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spade.config import SamplingConfig, TrainingConfig
+from spade.errors import ModelError
+from spade.policy.extract import extract_code
+from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
+from spade.records import Task
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One sampled answer: the text after the prefilled fence, tokens generated, and the prompt it answered."""
+
+    text: str
+    new_tokens: int
+    prompt_variant: int
+    prompt_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    task_index: int
+    sample_index: int
+    prompt: Prompt
+    text: str
+
+
+class EmbeddedPolicy:
+    """Samples completions from the embedded model; the model loads on first use (lazy torch import)."""
+
+    def __init__(self, sampling: SamplingConfig | None = None, training: TrainingConfig | None = None) -> None:
+        self.sampling = sampling or SamplingConfig()
+        self.training = training or TrainingConfig()
+        if self.training.model != "smollm2-135m-instruct":
+            raise ModelError(
+                f"training.model = {self.training.model!r} is not available to the embedded backend; "
+                "use 'smollm2-135m-instruct'"
+            )
+        self.name = f"embedded:{self.training.model}:{self.sampling.dtype}"
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self.last_tokens_per_s = 0.0
+        self.total_new_tokens = 0
+        self.total_generate_seconds = 0.0
+        self.total_sequences = 0
+
+    # -- the shared model -------------------------------------------------------------------------------
+    @property
+    def model(self) -> Any:
+        self._ensure_loaded()
+        return self._model
+
+    @model.setter
+    def model(self, value: Any) -> None:
+        self._model = value
+
+    @property
+    def tokenizer(self) -> Any:
+        self._ensure_loaded()
+        return self._tokenizer
+
+    def _ensure_loaded(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+
+        from spade.policy.model_files import load_model
+
+        if self.sampling.threads > 0:
+            torch.set_num_threads(self.sampling.threads)
+        self._model, self._tokenizer = load_model(self.sampling.dtype)
+
+    def load_adapter(self, path: str | Path) -> None:
+        """Apply a LoRA adapter saved by training. Loads into the existing adapter in place when there is one,
+        so an optimizer holding those parameters stays valid."""
+        from peft import PeftModel, load_peft_weights, set_peft_model_state_dict
+
+        path = Path(path)
+        if not (path / "adapter_config.json").is_file():
+            raise ModelError(f"adapter path {path} holds no adapter_config.json; pass a directory saved by training")
+        if isinstance(self.model, PeftModel):
+            result = set_peft_model_state_dict(self.model, load_peft_weights(str(path)))
+            if getattr(result, "unexpected_keys", None):
+                raise ModelError(f"adapter at {path} does not fit the loaded adapter (rank or targets differ)")
+        else:
+            self.model = PeftModel.from_pretrained(self.model, str(path), is_trainable=True)
+        self.model.eval()
+
+    # -- prompts shared with training ------------------------------------------------------------------
+    def prompt_text(self, task: Task, variant: int) -> str:
+        """The exact text the model continues for `task` in prompt `variant` (chat template + prefilled fence)."""
+        return render_chat(self.tokenizer, build_prompt(task, variant))
+
+    def training_target(self, task: Task, completion: str) -> str:
+        """What training teaches after the prompt: the extracted code, then a closing fence (see spade.train.rft)."""
+        code = extract_code(completion, task.entry_point)
+        return (code.rstrip("\n") + FENCE_CLOSE) if code else completion
+
+    # -- sampling --------------------------------------------------------------------------------------
+    def sample(
+        self,
+        tasks: Sequence[Task],
+        n: int,
+        *,
+        temperature: float | None = None,
+        seed: int = 0,
+        on_progress: ProgressFn | None = None,
+    ) -> list[list[Completion]]:
+        """n completions per task, in task order. temperature 0 is greedy; None takes the config's."""
+        if n < 1:
+            raise ModelError(f"sampling n = {n} must be at least 1")
+        temp = self.sampling.temperature if temperature is None else temperature
+        jobs = self._jobs(tasks, n)
+        # Greedy decoding gives one answer per distinct prompt: generate each once and copy it.
+        unique: dict[tuple[int, int], _Job] = {}
+        for job in jobs:
+            key = (job.task_index, job.prompt.variant) if temp == 0 else (job.task_index, job.sample_index)
+            unique.setdefault(key, job)
+        to_run = sorted(unique.values(), key=lambda j: (len(j.text), j.task_index, j.sample_index))
+        outputs = self._generate_all(to_run, temp, seed, on_progress)
+        result: list[list[Completion]] = [[] for _ in tasks]
+        for job in jobs:
+            key = (job.task_index, job.prompt.variant) if temp == 0 else (job.task_index, job.sample_index)
+            text, count = outputs[id(unique[key])]
+            result[job.task_index].append(Completion(text, count, job.prompt.variant, job.prompt.hash))
+        return result
+
+    def _jobs(self, tasks: Sequence[Task], n: int) -> list[_Job]:
+        jobs = []
+        for t, task in enumerate(tasks):
+            prompts = {}
+            for i in range(n):
+                v = variant_for(i)
+                if v not in prompts:
+                    prompts[v] = build_prompt(task, v)
+                jobs.append(_Job(t, i, prompts[v], render_chat(self.tokenizer, prompts[v])))
+        return jobs
+
+    def _generate_all(
+        self, jobs: list[_Job], temp: float, seed: int, on_progress: ProgressFn | None
+    ) -> dict[int, tuple[str, int]]:
+        size = self.sampling.batch_size
+        outputs: dict[int, tuple[str, int]] = {}
+        started = time.perf_counter()
+        tokens = 0
+        for b, first in enumerate(range(0, len(jobs), size)):
+            batch = jobs[first : first + size]
+            for job, (text, count) in zip(batch, self._generate(batch, temp, _batch_seed(seed, b))):
+                outputs[id(job)] = (text, count)
+                tokens += count
+            if on_progress is not None:
+                on_progress(min(first + size, len(jobs)), len(jobs))
+        elapsed = time.perf_counter() - started
+        self.last_tokens_per_s = tokens / elapsed if elapsed > 0 else 0.0
+        self.total_new_tokens += tokens
+        self.total_generate_seconds += elapsed
+        self.total_sequences += len(jobs)
+        return outputs
+
+    def _generate(self, batch: list[_Job], temp: float, seed: int) -> list[tuple[str, int]]:
+        import torch
+
+        tok, model = self.tokenizer, self.model
+        enc = tok([j.text for j in batch], return_tensors="pt", padding=True, add_special_tokens=False)
+        torch.manual_seed(seed)
+        options: dict[str, Any] = {"do_sample": False} if temp == 0 else {
+            "do_sample": True, "temperature": temp, "top_p": self.sampling.top_p, "top_k": 0}
+        model.eval()
+        with torch.inference_mode():
+            out = model.generate(
+                **enc,
+                max_new_tokens=self.sampling.max_new_tokens,
+                pad_token_id=tok.pad_token_id,
+                eos_token_id=tok.eos_token_id,
+                stopping_criteria=_fence_stop(tok, enc["input_ids"].shape[1]),
+                **options,
+            )
+        new = out[:, enc["input_ids"].shape[1] :]
+        return [_decode_row(tok, row) for row in new]
+
+
+def _batch_seed(seed: int, batch_index: int) -> int:
+    # Distinct per batch and per seed (for fewer than 100003 batches), so reruns repeat exactly.
+    return seed * 100_003 + batch_index
+
+
+def _decode_row(tok: Any, row: Any) -> tuple[str, int]:
+    ids = row.tolist()
+    eos = tok.eos_token_id
+    count = ids.index(eos) + 1 if eos in ids else len(ids)
+    return tok.decode(ids[:count], skip_special_tokens=True), count
+
+
+def _fence_stop(tok: Any, prompt_len: int) -> Any:
+    """Stop a row once it closes its code block after writing code: what follows is prose we would discard."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class FenceStop(StoppingCriteria):
+        def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+            rows = input_ids[:, prompt_len:]
+            done = [_closed_after_code(text) for text in tok.batch_decode(rows, skip_special_tokens=True)]
+            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([FenceStop()])
+
+
+def _closed_after_code(text: str) -> bool:
+    start = text.find("def ")
+    return start >= 0 and "```" in text[start:]

@@ -1,0 +1,203 @@
+"""Rejection-sampling fine-tuning (RFT) of the policy on its own passing samples, in place.
+
+In: (task, completion) pairs that passed, and the `EmbeddedPolicy` whose model is updated (no reload).
+Out: `UpdateStats`. The published algorithm (RFT, Yuan et al. 2023; STaR, Zelikman et al. 2022): sample k answers
+per problem, keep the correct ones (deduplicated), fine-tune the model with next-token loss on them.
+Departures from it, all deliberate:
+- Online and incremental: each update continues from the current weights (and optimizer state) for
+  `steps_per_update` steps, instead of fine-tuning the base model from scratch on the whole collected set.
+- LoRA (r = training.lora_r) instead of a full fine-tune by default; lora_r 0 trains all weights (in the
+  sampling dtype, so in bfloat16 by default: no fp32 master copy for a full fine-tune).
+- LoRA weights are kept in float32 (peft's adapter autocast) while the frozen base stays in the sampling dtype;
+  with dtype bfloat16 the forward runs under CPU bf16 autocast.
+- The target is the extracted code plus a closing fence, not the raw completion: trailing prose, example prints
+  and empty fences are not reinforced. Deduplication of correct answers is left to the caller (the pipeline).
+- Examples are seen in a seeded shuffle, cycled if fewer than steps × batch; sequences longer than
+  max_seq_len are cut from the right; gradients are clipped to norm 1.0; no warm-up or learning-rate schedule.
+- Loss is the mean over completion tokens of the batch (prompt tokens are masked out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from spade.config import TrainingConfig
+from spade.errors import TrainingError
+from spade.records import Task
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+GRAD_CLIP = 1.0
+IGNORE = -100
+
+
+@dataclass(frozen=True, slots=True)
+class TrainExample:
+    """A passing sample: the task, the completion as sampled, and the prompt variant it answered."""
+
+    task: Task
+    completion: str
+    prompt_variant: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateStats:
+    examples: int
+    steps: int
+    loss_first: float
+    loss_last: float
+    seconds: float
+
+
+class TrainablePolicy(Protocol):
+    """What the trainer needs from a policy: the shared model pair and the prompt rendering of sampling."""
+
+    model: Any
+
+    @property
+    def tokenizer(self) -> Any: ...
+
+    @property
+    def sampling(self) -> Any: ...
+
+    def prompt_text(self, task: Task, variant: int) -> str: ...
+
+    def training_target(self, task: Task, completion: str) -> str: ...
+
+
+class RftTrainer:
+    """Updates `policy.model` in place; keeps its optimizer across updates so checkpoints can resume it."""
+
+    def __init__(self, policy: TrainablePolicy, training: TrainingConfig | None = None) -> None:
+        self.policy = policy
+        self.config = training or TrainingConfig()
+        self.optimizer: Any = None
+        self.updates = 0
+
+    def prepare(self) -> None:
+        """Wrap the policy's model with LoRA (once) and build the optimizer; idempotent."""
+        if self.optimizer is not None:
+            return
+        import torch
+
+        model = self.policy.model
+        if self.config.lora_r > 0:
+            model = _with_lora(model, self.config)
+            self.policy.model = model
+        else:
+            for p in model.parameters():
+                p.requires_grad_(True)
+        params = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
+
+    def update(self, examples: Sequence[TrainExample | tuple[Task, str]], *, seed: int = 0) -> UpdateStats:
+        """Run steps_per_update optimizer steps of batch_size examples; returns the first and last batch loss."""
+        import torch
+
+        items = [e if isinstance(e, TrainExample) else TrainExample(e[0], e[1]) for e in examples]
+        if not items:
+            raise TrainingError("no passing examples to train on; run sampling until some candidates pass")
+        self.prepare()
+        encoded = [s for s in (self._encode(e) for e in items) if s is not None]
+        if not encoded:
+            raise TrainingError(
+                f"every example's prompt fills training.max_seq_len = {self.config.max_seq_len}; raise it"
+            )
+        model = self.policy.model
+        started = time.perf_counter()
+        losses: list[float] = []
+        batches = _batches(encoded, self.config.batch_size, self.config.steps_per_update, seed)
+        model.train()
+        try:
+            for batch in batches:
+                ids, mask, labels = _collate(batch, self.policy.tokenizer.pad_token_id)
+                with self._autocast():
+                    loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+                if not torch.isfinite(loss):
+                    raise TrainingError(f"loss became {loss.item()} at step {len(losses) + 1}; lower training.lr")
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], GRAD_CLIP)
+                self.optimizer.step()
+                losses.append(float(loss.item()))
+        finally:
+            model.eval()
+        self.updates += 1
+        return UpdateStats(len(encoded), len(losses), losses[0], losses[-1], time.perf_counter() - started)
+
+    def batch_loss(self, examples: Sequence[TrainExample | tuple[Task, str]]) -> float:
+        """Mean completion-token loss on `examples` without updating anything (for checks and evaluation)."""
+        import torch
+
+        items = [e if isinstance(e, TrainExample) else TrainExample(e[0], e[1]) for e in examples]
+        encoded = [s for s in (self._encode(e) for e in items) if s is not None]
+        ids, mask, labels = _collate(encoded, self.policy.tokenizer.pad_token_id)
+        with torch.no_grad(), self._autocast():
+            return float(self.policy.model(input_ids=ids, attention_mask=mask, labels=labels).loss)
+
+    def _encode(self, example: TrainExample) -> tuple[list[int], list[int]] | None:
+        tok = self.policy.tokenizer
+        prompt = tok(self.policy.prompt_text(example.task, example.prompt_variant), add_special_tokens=False)
+        target = tok(self.policy.training_target(example.task, example.completion), add_special_tokens=False)
+        prompt_ids = prompt["input_ids"]
+        target_ids = target["input_ids"] + [tok.eos_token_id]  # teach it to stop after the fence
+        keep = self.config.max_seq_len - len(prompt_ids)
+        if keep <= 0:
+            return None
+        ids = prompt_ids + target_ids[:keep]
+        labels = [IGNORE] * len(prompt_ids) + target_ids[:keep]
+        return ids, labels
+
+    def _autocast(self) -> Any:
+        import torch
+
+        if self.policy.sampling.dtype == "bfloat16":
+            return torch.autocast("cpu", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+
+def _with_lora(model: Any, config: TrainingConfig) -> Any:
+    from peft import LoraConfig, PeftModel, get_peft_model
+
+    if isinstance(model, PeftModel):  # an adapter loaded for sampling: train that one
+        for name, p in model.named_parameters():
+            p.requires_grad_("lora_" in name)
+        return model
+    lora = LoraConfig(
+        r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=0.0,
+        target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM",
+    )
+    return get_peft_model(model, lora)
+
+
+def _batches(
+    encoded: list[tuple[list[int], list[int]]], batch_size: int, steps: int, seed: int
+) -> Iterator[list[tuple[list[int], list[int]]]]:
+    order: list[int] = []
+    rng = random.Random(seed)
+    size = min(batch_size, len(encoded))
+    for _ in range(steps):
+        if len(order) < size:
+            fresh = list(range(len(encoded)))
+            rng.shuffle(fresh)
+            order.extend(fresh)
+        yield [encoded[i] for i in order[:size]]
+        del order[:size]
+
+
+def _collate(batch: list[tuple[list[int], list[int]]], pad_id: int) -> tuple[Any, Any, Any]:
+    import torch
+
+    width = max(len(ids) for ids, _ in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
+    for row, (seq, lab) in enumerate(batch):
+        ids[row, : len(seq)] = torch.tensor(seq)
+        mask[row, : len(seq)] = 1
+        labels[row, : len(lab)] = torch.tensor(lab)
+    return ids, mask, labels

@@ -1,0 +1,55 @@
+"""A real RFT update: changes the LoRA weights of the very model that samples, and lowers its training loss."""
+
+import pytest
+
+from spade.errors import TrainingError
+from spade.train.rft import RftTrainer, TrainExample, UpdateStats
+
+from .conftest import ADD, TRAINING
+
+
+def test_update_lowers_the_loss_on_its_own_training_batch(trained):
+    _, _, _, stats = trained
+    assert isinstance(stats, UpdateStats)
+    assert stats.examples == 4 and stats.steps == TRAINING.steps_per_update
+    assert stats.loss_last < stats.loss_first
+
+
+def test_update_trains_lora_weights_in_place_on_the_sampling_model(trained):
+    from peft import PeftModel
+
+    policy, trainer, _, _ = trained
+    assert isinstance(policy.model, PeftModel)
+    lora_b = [p for n, p in policy.model.named_parameters() if "lora_B" in n]
+    assert lora_b and any(float(p.detach().abs().max()) > 0 for p in lora_b)  # peft starts lora_B at zero
+    assert all(p.requires_grad for p in lora_b)
+    base = [p for n, p in policy.model.named_parameters() if "lora_" not in n]
+    assert not any(p.requires_grad for p in base)
+    optimised = {id(p) for g in trainer.optimizer.param_groups for p in g["params"]}
+    assert {id(p) for p in lora_b} <= optimised
+
+
+def test_trained_policy_samples_differently_from_the_base_model(trained):
+    policy, _, base, _ = trained
+    after = [c.text for cs in policy.sample([ADD, ADD], 1, temperature=0) for c in cs]
+    assert after[0] != base[0]
+    assert "spade" in after[0]  # the marker comment it was trained on
+
+
+def test_no_examples_is_a_training_error(trained):
+    _, trainer, _, _ = trained
+    with pytest.raises(TrainingError, match="no passing examples"):
+        trainer.update([])
+
+
+def test_prompt_longer_than_max_seq_len_is_a_training_error(make_policy):
+    policy = make_policy()
+    trainer = RftTrainer(policy, TRAINING.model_copy(update={"max_seq_len": 32}))
+    with pytest.raises(TrainingError, match="max_seq_len = 32"):
+        trainer.update([TrainExample(ADD, "def add(a, b):\n    return a + b\n```")])
+
+
+def test_training_target_is_the_extracted_code_closed_by_a_fence(trained):
+    policy, _, _, _ = trained
+    target = policy.training_target(ADD, "def add(a, b):\n    return a + b\n```\nIt adds.\nprint(add(1, 2))")
+    assert target == "def add(a, b):\n    return a + b\n```"
