@@ -22,7 +22,8 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     from spade.generate.registry import resolve_families
     from spade.policy.embedded import EmbeddedPolicy
     from spade.sandbox import SandboxPool
-    from spade.train.rft import RFTTrainer
+    from spade.train.checkpoint import load_checkpoint
+    from spade.train.rft import RftTrainer
 
     families = [f.name for f in resolve_families(cfg.generation.families)]
     last = store.last_iteration()
@@ -32,16 +33,16 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         if state.get("controller")
         else Controller(cfg.evolution, families)
     )
-    eval_tasks = load_suite(cfg.eval.suite)
-    if cfg.eval.limit:
-        eval_tasks = eval_tasks[: cfg.eval.limit]
-    dedup = DedupIndex.from_tasks(list(store.tasks()), reserved=load_suite(cfg.eval.suite))
+    suite = load_suite(cfg.eval.suite)
+    eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
+    # The whole evaluation suite is in the index, so no evaluation problem can leak into training.
+    dedup = DedupIndex.from_tasks([*suite, *store.tasks()], threshold=cfg.generation.dedup_threshold)
     progress("load model", 0, 1)
     policy = EmbeddedPolicy(cfg.sampling, cfg.training)
-    trainer = RFTTrainer(policy, cfg.training, cfg.sampling) if cfg.training.update_method == "rft" else None
+    trainer = RftTrainer(policy, cfg.training) if cfg.training.update_method == "rft" else None
     checkpoint = state.get("checkpoint")
     if checkpoint and trainer is not None:
-        trainer.load_checkpoint(store.run_dir / checkpoint)
+        load_checkpoint(store.run_dir / checkpoint, policy, trainer)
     progress("load model", 1, 1)
     with SandboxPool(cfg.executor) as pool:
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,

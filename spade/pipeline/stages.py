@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,7 +31,7 @@ class Engine:
     store: RunStore
     pool: Any  # spade.sandbox.SandboxPool
     policy: Any  # spade.policy.EmbeddedPolicy
-    trainer: Any  # spade.train.RFTTrainer or None
+    trainer: Any  # spade.train.rft.RftTrainer, or None when update_method is not rft
     controller: Controller
     dedup: Any  # spade.dedup.DedupIndex
     eval_tasks: list[Task]
@@ -75,7 +75,7 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
             drafts.append(draft_task(family, e.controller.difficulty(family), cfg.run.seed, index,
                                      gen.public_tests, gen.hidden_tests))
         e.progress("generate", len(accepted), wanted)
-        for draft, outcome in zip(drafts, validate_drafts(drafts, e.pool, cfg)):
+        for draft, outcome in zip(drafts, validate_drafts(drafts, e.pool, gen)):
             if not outcome.accepted:
                 w.rejections.append((draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
                                      "; ".join(outcome.reasons)))
@@ -139,6 +139,8 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
 
 def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
     """One policy update on passing samples (this iteration's, then earlier ones: the replay share)."""
+    from spade.train.checkpoint import save_checkpoint
+
     cfg = e.cfg.training
     if cfg.update_method != "rft" or w.iteration % cfg.update_every != cfg.update_every - 1:
         return None
@@ -153,12 +155,12 @@ def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
     started = time.perf_counter()
     e.progress("update", 0, cfg.steps_per_update)
     stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
-    path = e.store.run_dir / "checkpoints" / f"iter_{w.iteration:05d}"
-    e.trainer.save_checkpoint(path, extra={"iteration": w.iteration})
+    path = save_checkpoint(e.store.run_dir / "checkpoints", w.iteration, e.policy, e.trainer,
+                           extra={"iteration": w.iteration})
     e.checkpoint = str(path.relative_to(e.store.run_dir))
     e.timed("update", started)
     e.progress("update", cfg.steps_per_update, cfg.steps_per_update)
-    return {**stats.__dict__, "checkpoint": e.checkpoint, "fresh": len(fresh), "replayed": n_old}
+    return {**asdict(stats), "checkpoint": e.checkpoint, "fresh": len(fresh), "replayed": n_old}
 
 
 def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
