@@ -54,7 +54,7 @@ TASKS: list[dict[str, Any]] = [
             "    return True\n"
         ),
         public=[[7], [1], [10]],
-        hidden=[[2], [0], [-7], [97], [7919], [91]],
+        hidden=[[2], [-7], [97], [7919], [91]],
     ),
     dict(
         name="fibonacci", difficulty=0.3, tags=["math", "dp"],
@@ -107,7 +107,10 @@ TASKS: list[dict[str, Any]] = [
     ),
     dict(
         name="second_largest", difficulty=0.35, tags=["list", "sorting"],
-        description="Return the second largest distinct value in nums, or None if there are fewer than two distinct values.",
+        description=(
+            "Return the second largest distinct value in nums, or None if there are fewer "
+            "than two distinct values."
+        ),
         signature="def second_largest(nums: list[int]) -> int | None:",
         reference=(
             "def second_largest(nums: list[int]) -> int | None:\n    values = sorted(set(nums))\n"
@@ -236,7 +239,10 @@ TASKS: list[dict[str, Any]] = [
     ),
     dict(
         name="digital_root", difficulty=0.3, tags=["math"],
-        description="Repeatedly sum the decimal digits of the non-negative integer n until one digit remains; return it.",
+        description=(
+            "Repeatedly sum the decimal digits of the non-negative integer n until one digit "
+            "remains; return it."
+        ),
         signature="def digital_root(n: int) -> int:",
         reference=(
             "def digital_root(n: int) -> int:\n    while n >= 10:\n        n = sum(int(d) for d in str(n))\n"
@@ -263,7 +269,10 @@ TASKS: list[dict[str, Any]] = [
     ),
     dict(
         name="merge_counts", difficulty=0.35, tags=["dict"],
-        description="Return a new dict holding every key of a and b, with the values of keys present in both added together.",
+        description=(
+            "Return a new dict holding every key of a and b, with the values of keys present "
+            "in both added together."
+        ),
         signature="def merge_counts(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:",
         reference=(
             "def merge_counts(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:\n    out = dict(a)\n"
