@@ -134,7 +134,9 @@ class SamplingConfig(_Section):
     max_new_tokens: int = Field(128, ge=8, le=8192)
     batch_size: int = Field(32, ge=1, le=1024)
     """Sequences per generate call; large batches are the throughput lever on CPU."""
-    dtype: Literal["bfloat16", "float32"] = "bfloat16"
+    dtype: Literal["auto", "bfloat16", "float32"] = "auto"
+    """auto: bfloat16 where the CPU has native bf16 (AVX512-BF16 or AMX), else float32. Without native support
+    bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
     """torch threads; 0 leaves torch's default."""
 

@@ -16,6 +16,7 @@ from typing import Any
 from spade.config import SamplingConfig, TrainingConfig
 from spade.errors import ModelError
 from spade.policy.extract import extract_code
+from spade.policy.model_files import resolve_dtype
 from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
 from spade.records import Task
 
@@ -51,7 +52,8 @@ class EmbeddedPolicy:
                 f"training.model = {self.training.model!r} is not available to the embedded backend; "
                 "use 'smollm2-135m-instruct'"
             )
-        self.name = f"embedded:{self.training.model}:{self.sampling.dtype}"
+        self.dtype = resolve_dtype(self.sampling.dtype)
+        self.name = f"embedded:{self.training.model}:{self.dtype}"
         self._model: Any = None
         self._tokenizer: Any = None
         self.last_tokens_per_s = 0.0
@@ -83,7 +85,7 @@ class EmbeddedPolicy:
 
         if self.sampling.threads > 0:
             torch.set_num_threads(self.sampling.threads)
-        self._model, self._tokenizer = load_model(self.sampling.dtype)
+        self._model, self._tokenizer = load_model(self.dtype)
 
     def load_adapter(self, path: str | Path) -> None:
         """Apply a LoRA adapter saved by training. Loads into the existing adapter in place when there is one,

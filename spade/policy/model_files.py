@@ -97,6 +97,17 @@ def _convert(gguf: Path, out: Path) -> None:
     tokenizer.save_pretrained(str(out))
 
 
+def resolve_dtype(dtype: str) -> str:
+    """'auto' -> 'bfloat16' on CPUs with native bf16 arithmetic (AVX512-BF16 or AMX), else 'float32'."""
+    if dtype != "auto":
+        return dtype
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "float32"
+    return "bfloat16" if ("avx512_bf16" in flags or "amx_bf16" in flags) else "float32"
+
+
 def load_model(dtype: str = "bfloat16") -> tuple[Any, Any]:
     """(model, tokenizer) of the embedded policy in eval mode, from the cache (converting first if needed)."""
     import torch
@@ -104,6 +115,7 @@ def load_model(dtype: str = "bfloat16") -> tuple[Any, Any]:
 
     directory = ensure_converted()
     _offline()
+    dtype = resolve_dtype(dtype)
     torch_dtype = {"bfloat16": torch.bfloat16, "float32": torch.float32}.get(dtype)
     if torch_dtype is None:
         raise ModelError(f"sampling.dtype = {dtype!r} is not supported; use 'bfloat16' or 'float32'")

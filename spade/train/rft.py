@@ -155,7 +155,7 @@ class RftTrainer:
     def _autocast(self) -> Any:
         import torch
 
-        if self.policy.sampling.dtype == "bfloat16":
+        if getattr(self.policy, "dtype", self.policy.sampling.dtype) == "bfloat16":
             return torch.autocast("cpu", dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
