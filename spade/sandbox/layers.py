@@ -59,6 +59,11 @@ def _bwrap_prefix(tmpfs_bytes: int, with_seccomp: bool) -> list[str]:
             args += ["--ro-bind", top, top]
     prefix = os.path.realpath(sys.base_prefix)
     if not prefix.startswith(("/usr/", "/lib", "/bin")) and prefix != "/usr":
+        # Parents of the prefix (e.g. /root for pyenv, mode 0700 on the host) must be traversable by the
+        # candidate's unprivileged uid, or every stdlib import the zygote did not preload fails.
+        parents = [p for p in Path(prefix).parents if str(p) != "/"]
+        for parent in reversed(parents):
+            args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", prefix, prefix]
     args += ["--ro-bind", str(INSIDE), "/sbx/inside"]  # only the zygote's own code, never the repo or runs
     if with_seccomp:

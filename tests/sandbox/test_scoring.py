@@ -99,3 +99,12 @@ def test_ascore_works_from_asyncio(pool):
 
     ok, missing = asyncio.run(both())
     assert ok.score == 1.0 and missing.status is ExecStatus.NO_ENTRY_POINT
+
+
+def test_stdlib_modules_the_zygote_did_not_preload_import_as_the_candidate_uid(pool):
+    # The interpreter may live under a 0700 directory (pyenv under /root): the candidate must still import from it.
+    code = ("import fractions, hashlib, decimal, statistics\n"
+            "def f(s):\n    return hashlib.md5(s.encode()).hexdigest()[:4] + str(fractions.Fraction(1, 2))\n")
+    task = _task([(("a",), "0cc11/2")])
+    result = pool.score(task, code)
+    assert result.status is ExecStatus.PASSED, result
