@@ -22,7 +22,7 @@ from spade.records import Task
 from spade.taskio import load_tasks, task_from_dict
 
 # Bump when the conversion changes, so stale caches are rebuilt.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2  # 2: candidates can import any stdlib module (hashlib for HumanEval/162)
 _MAX_PUBLIC = 3
 _TIME_LIMIT_S = 10.0  # canonical solutions include slow brute force (prime_fib, fibfib)
 
