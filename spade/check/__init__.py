@@ -1,0 +1,6 @@
+"""`spade check`: the write-up's §8.2 pre-flight checklist against a config and this host."""
+
+from spade.check.command import check_command, host_facts, run_checks
+from spade.check.items import CheckItem, HostFacts, checklist
+
+__all__ = ["CheckItem", "HostFacts", "check_command", "checklist", "host_facts", "run_checks"]

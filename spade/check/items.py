@@ -1,0 +1,146 @@
+"""The write-up's §8.2 engineering checklist, judged against one config and this host.
+
+In: a `SpadeConfig` and an `IsolationReport` (from `spade.sandbox.check_isolation`), plus whether a real
+candidate scored twice in the sandbox got the same verdict. Out: one `CheckItem` per checklist line, ✓ or ✗,
+with the config key that changes it. Lines SPADE satisfies by construction say "built in" and name the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spade.config import SpadeConfig
+from spade.sandbox import IsolationReport
+
+BUILT_IN = "(built in)"
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    stage: str  # the §8.2 stage the line belongs to
+    name: str
+    ok: bool
+    detail: str
+    key: str  # the config key(s) that change the verdict
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    isolation: IsolationReport
+    deterministic: bool  # the same candidate scored twice got identical verdicts
+    determinism_detail: str
+    eval_tasks: int  # tasks in the configured evaluation suite (0 when it cannot load)
+
+
+def _layer(facts: HostFacts, name: str) -> tuple[bool, str]:
+    layer = facts.isolation.layer(name)
+    return layer.active, layer.detail
+
+
+def task_design(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    g = cfg.generation
+    return [
+        CheckItem("task design", "deterministic executor", facts.deterministic and cfg.executor.mode != "subprocess",
+                  f"{facts.determinism_detail}; mode {cfg.executor.mode}; references run twice and must agree",
+                  "executor.mode"),
+        CheckItem("task design", "edge-case coverage", g.max_mutants > 0 and g.mutant_kill_ratio > 0,
+                  f"up to {g.max_mutants} mutants per reference, tests must catch ≥ {g.mutant_kill_ratio:.0%}, "
+                  f"{g.probe_inputs} probe inputs", "generation.max_mutants, generation.mutant_kill_ratio"),
+        CheckItem("task design", "reference validation", True,
+                  f"every reference runs twice in the sandbox before acceptance (limit {g.reference_time_limit_s} s "
+                  "per test; spade.validate.dynamic)", "generation.reference_time_limit_s"),
+    ]
+
+
+def generation(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    g, e = cfg.generation, cfg.evolution
+    bounded = 0 < e.difficulty_low < e.difficulty_high < 1
+    return [
+        CheckItem("environment generation", "JSON completeness", True,
+                  "required fields, signature and test shapes checked statically (spade.validate.static, spade.taskio)",
+                  BUILT_IN),
+        CheckItem("environment generation", "deduplication", g.dedup_threshold < 1.0,
+                  f"exact + MinHash near-duplicates at Jaccard ≥ {g.dedup_threshold}" if g.dedup_threshold < 1.0
+                  else "threshold 1.0 catches exact duplicates only", "generation.dedup_threshold"),
+        CheckItem("environment generation", "difficulty bounds", bounded,
+                  f"difficulty kept in [{e.difficulty_low}, {e.difficulty_high}]"
+                  + ("" if bounded else "; set bounds strictly inside (0, 1), e.g. 0.2 and 0.9"),
+                  "evolution.difficulty_low, evolution.difficulty_high"),
+    ]
+
+
+def sandbox(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    x = cfg.executor
+    net_ok, net = _layer(facts, "network_off")
+    lim_ok, lim = _layer(facts, "rlimits")
+    missing = facts.isolation.missing
+    return [
+        CheckItem("sandbox security", "network off", x.network == "off" and net_ok, net, "executor.network"),
+        CheckItem("sandbox security", "memory / CPU limits", lim_ok,
+                  f"{lim}; memory {x.memory_limit}, {x.timeout} s per candidate",
+                  "executor.memory_limit, executor.timeout"),
+        CheckItem("sandbox security", "isolation level", x.isolation != "none" and facts.isolation.meets_level
+                  and not missing,
+                  f"level {x.isolation}: " + ("all layers active" if not missing else f"missing {', '.join(missing)}"),
+                  "executor.isolation"),
+    ]
+
+
+def training_signal(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    g = cfg.generation
+    return [
+        CheckItem("training signal", "interpretable reward", True,
+                  "each reward term stored separately (rewards table; spade.reward.terms)", "reward.*"),
+        CheckItem("training signal", "hidden tests", g.hidden_tests > 0 and g.min_hidden_share > 0,
+                  f"{g.hidden_tests} hidden tests per task, at least {g.min_hidden_share:.0%} of all tests",
+                  "generation.hidden_tests, generation.min_hidden_share"),
+        CheckItem("training signal", "hard-coding guard", g.min_hidden_share >= 0.5,
+                  f"hidden tests decide the pass term and {g.min_hidden_share:.0%}+ of tests are hidden; "
+                  "passing only the visible ones is flagged", "generation.min_hidden_share"),
+    ]
+
+
+def evolution(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    e, t, v = cfg.evolution, cfg.training, cfg.eval
+    trains = t.update_method in ("rft", "grpo")
+    return [
+        CheckItem("evolution control", "controller dead zone", e.patience >= 2,
+                  f"no move inside [{e.success_low}, {e.success_high}]; {e.patience} consecutive checks outside "
+                  "before a move" + ("" if e.patience >= 2 else " (1 = a single noisy window moves it)"),
+                  "evolution.patience"),
+        CheckItem("evolution control", "checkpoints", not trains or t.keep_checkpoints >= 1,
+                  f"{t.keep_checkpoints} recent checkpoints + the best kept" if trains
+                  else f"update_method {t.update_method}: no policy updates to checkpoint",
+                  "training.keep_checkpoints"),
+        CheckItem("evolution control", "rollback", not trains or v.every >= 1,
+                  f"evaluate every {v.every} updates, roll back on a fall of > {v.rollback_margin}" if v.every
+                  else "eval.every = 0: no evaluations, so nothing can trigger a rollback",
+                  "eval.every, eval.rollback_margin"),
+    ]
+
+
+def production(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    workers = cfg.executor.worker_count
+    return [
+        CheckItem("production", "concurrent sandbox", workers >= 2, f"{workers} warm sandbox workers",
+                  "executor.workers"),
+        CheckItem("production", "logging and monitoring", True,
+                  "every iteration's metrics, decisions and rollouts in spade.sqlite and metrics.jsonl; "
+                  "`spade status`, `spade report`, `spade doctor`", BUILT_IN),
+        CheckItem("production", "independent eval set", cfg.eval.every >= 1 and facts.eval_tasks > 0,
+                  f"suite {cfg.eval.suite!r}: {facts.eval_tasks} fixed tasks, never trained on"
+                  + ("" if cfg.eval.every else "; eval.every = 0 disables it"), "eval.suite, eval.every"),
+        CheckItem("production", "security audit", True,
+                  "source of every task and candidate in the audit table; code screened before it runs "
+                  "(spade.audit.screen_code)", BUILT_IN),
+    ]
+
+
+SECTIONS: tuple[Callable[[SpadeConfig, HostFacts], list[CheckItem]], ...] = (
+    task_design, generation, sandbox, training_signal, evolution, production,
+)
+
+
+def checklist(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
+    return [item for section in SECTIONS for item in section(cfg, facts)]

@@ -1,0 +1,128 @@
+"""A read-only view of one run's database, shaped for plots and diagnoses (the report and the doctor share it).
+
+In: an open `RunStore`. Out: a frozen `RunView` of per-iteration series, per-task outcomes, rejections, evals,
+rollbacks and audit findings. Every field is present (empty) for a run with no iterations yet.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+
+from spade.audit import finding_counts
+from spade.store import RunStore
+
+Series = list[tuple[int, float]]  # (iteration, value), oldest first
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """One task's claimed difficulty against the policy's measured pass rate on it."""
+
+    task_id: str
+    family: str
+    claimed: float
+    attempts: int
+    passed: int
+
+    @property
+    def measured(self) -> float:
+        """Measured difficulty: 1 - the share of the policy's attempts that passed."""
+        return 1.0 - self.passed / self.attempts if self.attempts else 1.0
+
+
+@dataclass(frozen=True)
+class EvalPoint:
+    iteration: int
+    suite: str  # "builtin@start" is the baseline before any update; its base name is "builtin"
+    pass_at_k: dict[str, float]
+
+    @property
+    def base_suite(self) -> str:
+        return self.suite.split("@", 1)[0]
+
+
+@dataclass(frozen=True)
+class RunView:
+    run_dir: str
+    iterations: int
+    metrics: dict[str, Series]
+    rollbacks: tuple[tuple[int, str], ...]  # (iteration, reason)
+    evals: tuple[EvalPoint, ...]
+    rejections: dict[str, int]  # reason -> count
+    accepted_tasks: int
+    duplicate_accepted: int  # accepted tasks whose description and signature repeat an earlier accepted task
+    rewards: tuple[float, ...]
+    tasks: tuple[TaskOutcome, ...]
+    screen_findings: dict[str, int]  # finding code -> audit rows carrying it
+    audited: int
+    diversity: Series  # per iteration: mean over tasks of distinct extracted codes / samples
+
+    def series(self, name: str) -> Series:
+        return self.metrics.get(name, [])
+
+    def families(self) -> list[str]:
+        return sorted(n.split("/", 1)[1] for n in self.metrics if n.startswith("difficulty/"))
+
+
+def load_view(store: RunStore) -> RunView:
+    """Read everything the report and the doctor need in a handful of queries."""
+    metrics: dict[str, Series] = defaultdict(list)
+    for it, name, value in store.query("SELECT iteration, name, value FROM metrics ORDER BY iteration, name"):
+        metrics[name].append((int(it), float(value)))
+    audit_rows = store.query("SELECT result FROM audit")
+    return RunView(
+        run_dir=str(store.run_dir),
+        iterations=store.last_iteration() + 1,
+        metrics=dict(metrics),
+        rollbacks=_rollbacks(store, metrics.get("rollback", [])),
+        evals=_evals(store),
+        rejections=dict(store.query("SELECT reason, COUNT(*) FROM rejections GROUP BY reason ORDER BY 2 DESC, 1")),
+        accepted_tasks=store.query("SELECT COUNT(*) FROM tasks")[0][0],
+        duplicate_accepted=store.query(
+            "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM tasks"
+            " GROUP BY json_extract(json, '$.description'), json_extract(json, '$.signature'))")[0][0],
+        rewards=tuple(float(r) for (r,) in store.query("SELECT total FROM rewards")),
+        tasks=_task_outcomes(store),
+        screen_findings=finding_counts(r for (r,) in audit_rows),
+        audited=len(audit_rows),
+        diversity=_diversity(store),
+    )
+
+
+def _rollbacks(store: RunStore, metric: Series) -> tuple[tuple[int, str], ...]:
+    """Rollbacks recorded either in an update's JSON ({"rollback": true, "reason": …}) or as metric rollback = 1."""
+    found: dict[int, str] = {}
+    for it, text in store.query("SELECT iteration, json FROM updates ORDER BY iteration"):
+        update = json.loads(text)
+        if isinstance(update, dict) and update.get("rollback"):
+            found[int(it)] = str(update.get("reason") or "rollback")
+    for it, value in metric:
+        if value >= 1 and it not in found:
+            found[it] = "rollback (metric)"
+    return tuple(sorted(found.items()))
+
+
+def _evals(store: RunStore) -> tuple[EvalPoint, ...]:
+    rows = store.query("SELECT iteration, suite, json FROM evals ORDER BY iteration, rowid")
+    return tuple(EvalPoint(int(it), suite, {str(k): float(v) for k, v in json.loads(text).get("pass_at_k", {}).items()})
+                 for it, suite, text in rows)
+
+
+def _task_outcomes(store: RunStore) -> tuple[TaskOutcome, ...]:
+    rows = store.query(
+        "SELECT t.task_id, COALESCE(t.family, 'external'), t.difficulty, COUNT(e.candidate_id),"
+        " COALESCE(SUM(e.status = 'passed'), 0) FROM tasks t JOIN candidates c ON c.task_id = t.task_id"
+        " JOIN executions e ON e.candidate_id = c.candidate_id GROUP BY t.task_id ORDER BY t.rowid"
+    )
+    return tuple(TaskOutcome(tid, fam, float(d), int(n), int(p)) for tid, fam, d, n, p in rows)
+
+
+def _diversity(store: RunStore) -> Series:
+    """Distinct extracted programs per (task, iteration), as a share of the samples: 1 = all different."""
+    rows = store.query(
+        "SELECT iteration, AVG(share) FROM (SELECT iteration, task_id, 1.0 * COUNT(DISTINCT code) / COUNT(*) AS share"
+        " FROM candidates GROUP BY iteration, task_id HAVING COUNT(*) > 1) GROUP BY iteration ORDER BY iteration"
+    )
+    return [(int(it), float(v)) for it, v in rows]
