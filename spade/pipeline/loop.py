@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 from spade.config import SpadeConfig
-from spade.curriculum import Controller
 from spade.pipeline import stages
 from spade.pipeline.build import build_engine
 from spade.pipeline.progress import LoopDisplay
@@ -35,6 +34,7 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
             w = run_iteration(engine, i)
             store.commit_iteration(w)
             export_metrics(store)
+            prune_checkpoints(engine)
             display.iteration_done(i, w.metrics, engine.controller)
     store.close()
     return run_dir
@@ -43,9 +43,12 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
 def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     w = IterationWrite(iteration=i)
     e.timings.clear()
-    if i == 0 and e.cfg.eval.every:
-        heartbeat(e.store.run_dir, i, "eval")
-        w.evals.append(stages.evaluate_policy(e, i, f"{e.cfg.eval.suite}@start"))
+    if i == 0:
+        stages.save_base_checkpoint(e)
+        if e.cfg.eval.every:
+            heartbeat(e.store.run_dir, i, "eval")
+            w.evals.append(stages.evaluate_policy(e, i, f"{e.cfg.eval.suite}@start"))
+            stages.gate(e, w, w.evals[-1])
     heartbeat(e.store.run_dir, i, "generate")
     tasks = stages.make_tasks(e, w)
     heartbeat(e.store.run_dir, i, "sample")
@@ -57,9 +60,11 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     if e.cfg.eval.every and w.update and "checkpoint" in w.update and updates_so_far % e.cfg.eval.every == 0:
         heartbeat(e.store.run_dir, i, "eval")
         w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
+        stages.gate(e, w, w.evals[-1])
     heartbeat(e.store.run_dir, i, "commit")
     w.metrics = iteration_metrics(e, w, rollouts)
-    w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint}
+    w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint,
+               "gate": e.gate.state() if e.gate is not None else None}
     return w
 
 
@@ -84,13 +89,18 @@ def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> di
         m[f"seconds/{stage}"] = seconds
     if w.update and "loss_last" in w.update:
         m["update_loss"] = w.update["loss_last"]
+    if w.update and w.update.get("rollback"):
+        m["rollback"] = 1.0
     for ev in w.evals:
         for k, v in ev.get("pass_at_k", {}).items():
             m[f"eval/{ev['suite']}/pass@{k}"] = v
     return m
 
 
-def restore_controller(cfg: SpadeConfig, state: dict, families: list[str]) -> Controller:
-    if state.get("controller"):
-        return Controller.from_state(cfg.evolution, state["controller"])
-    return Controller(cfg.evolution, families)
+def prune_checkpoints(e: stages.Engine) -> None:
+    """Keep the newest checkpoints and the best. Only after a commit: until then the last committed
+    iteration's checkpoint must survive a crash (the current one is always the newest)."""
+    from spade.train.checkpoint import prune
+
+    if e.checkpoints.is_dir():
+        prune(e.checkpoints, max(1, e.cfg.training.keep_checkpoints))

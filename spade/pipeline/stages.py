@@ -36,9 +36,14 @@ class Engine:
     dedup: Any  # spade.dedup.DedupIndex
     eval_tasks: list[Task]
     families: list[str]
+    gate: Any = None  # spade.train.gate.EvalGate
     progress: Progress = lambda stage, done, total: None  # noqa: E731
     timings: dict[str, float] = field(default_factory=dict)
-    checkpoint: str | None = None
+    checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.store.run_dir / "checkpoints"
 
     def timed(self, stage: str, started: float) -> None:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
@@ -98,6 +103,7 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
 
 def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candidate, ExecResult, Reward]]:
     """Sample N solutions per task, run each in the sandbox, reward each."""
+    from spade.audit import audit_result, screen_code
     from spade.policy.extract import extract_code
 
     cfg = e.cfg
@@ -118,6 +124,7 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
                 prompt_variant=c.prompt_variant, new_tokens=c.new_tokens,
             ))
     by_id = {t.task_id: t for t in tasks}
+    findings = {c.candidate_id: screen_code(c.code) for c in candidates}  # audit (§7.2), before execution
     started = time.perf_counter()
     done = iter(range(1, len(candidates) + 1))
     results = e.pool.score_many(
@@ -129,7 +136,8 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
     for cand, result in zip(candidates, results):
         reward = compute_reward(by_id[cand.task_id], cand.code, result, cfg.reward)
         rollouts.append((cand, result, reward))
-        w.audit.append(("candidate", cand.candidate_id, cand.model, cand.prompt_hash, result.status.value))
+        w.audit.append(("candidate", cand.candidate_id, cand.model, cand.prompt_hash,
+                        audit_result(result.status.value, findings[cand.candidate_id])))
     w.rollouts.extend(rollouts)
     for task in tasks:
         wins = [float(r.status.value == "passed") for c, r, _ in rollouts if c.task_id == task.task_id]
@@ -155,12 +163,44 @@ def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
     started = time.perf_counter()
     e.progress("update", 0, cfg.steps_per_update)
     stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
-    path = save_checkpoint(e.store.run_dir / "checkpoints", w.iteration, e.policy, e.trainer,
-                           extra={"iteration": w.iteration})
+    save_base_checkpoint(e) if e.checkpoint is None else None
+    path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer, extra={"iteration": w.iteration})
     e.checkpoint = str(path.relative_to(e.store.run_dir))
     e.timed("update", started)
     e.progress("update", cfg.steps_per_update, cfg.steps_per_update)
     return {**asdict(stats), "checkpoint": e.checkpoint, "fresh": len(fresh), "replayed": n_old}
+
+
+def save_base_checkpoint(e: Engine) -> None:
+    """Checkpoint 0: the untrained policy (LoRA at zero), so the eval gate can roll back even the first update."""
+    from spade.train.checkpoint import save_checkpoint
+
+    if e.trainer is not None and e.checkpoint is None:
+        path = save_checkpoint(e.checkpoints, 0, e.policy, e.trainer, extra={"iteration": -1})
+        e.checkpoint = str(path.relative_to(e.store.run_dir))
+
+
+def gate(e: Engine, w: IterationWrite, evaluation: dict[str, Any]) -> None:
+    """Eval gate (§7.2): a new best is marked; a drop beyond the margin restores the best checkpoint."""
+    from spade.train.checkpoint import load_checkpoint, mark_best, save_checkpoint
+    from spade.train.gate import lower_lr
+
+    if e.gate is None or e.trainer is None or e.checkpoint is None:
+        return
+    name = Path(e.checkpoint).name
+    decision = e.gate.observe(name, float(evaluation["pass_at_k"]["1"]))
+    if decision.new_best:
+        mark_best(e.checkpoints, name)
+    if not decision.rollback:
+        return
+    load_checkpoint(e.checkpoints / decision.best, e.policy, e.trainer)
+    lr = lower_lr(e.trainer, e.cfg.eval.lower_lr_on_rollback)
+    # The restored weights (and the lowered learning rate) become this iteration's checkpoint, so a resume
+    # continues from exactly what the loop holds now.
+    path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer, extra={"iteration": w.iteration})
+    e.checkpoint = str(path.relative_to(e.store.run_dir))
+    w.update = {**(w.update or {}), "rollback": True, "reason": decision.reason, "restored": decision.best, "lr": lr}
+    w.audit.append(("rollback", name, e.policy.name, "", f"restored {decision.best}"))
 
 
 def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
@@ -168,8 +208,8 @@ def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
     from spade.evaluate.evaluator import evaluate
 
     started = time.perf_counter()
-    report = evaluate(e.policy, e.pool, e.eval_tasks, samples=e.cfg.eval.samples,
-                      temperature=e.cfg.eval.temperature, ks=[1], seed=seeded(e.cfg, iteration, "eval"))
+    report = evaluate(e.policy, e.pool, e.eval_tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
+                      ks=e.cfg.eval.ks, seed=seeded(e.cfg, iteration, "eval"), suite=label)
     e.timed("eval", started)
     return {**report.to_dict(), "suite": label}
 
