@@ -11,7 +11,7 @@ from typing import Iterator
 
 from spade.config import SpadeConfig
 from spade.curriculum import Controller
-from spade.pipeline.stages import Engine, Progress
+from spade.pipeline.stages import Engine, Progress, TaskStream
 from spade.store import RunStore
 
 
@@ -38,17 +38,24 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
     # The whole evaluation suite is in the index, so no evaluation problem can leak into training.
     dedup = DedupIndex.from_tasks([*suite, *store.tasks()], threshold=cfg.generation.dedup_threshold)
-    progress("load model", 0, 1)
-    policy = EmbeddedPolicy(cfg.sampling, cfg.training)
-    trainer = RftTrainer(policy, cfg.training) if cfg.training.update_method == "rft" else None
-    gate = None
-    if trainer is not None and cfg.eval.every:
-        gate = EvalGate.from_state(state["gate"]) if state.get("gate") else EvalGate(cfg.eval.rollback_margin)
-    checkpoint = state.get("checkpoint")
-    if checkpoint and trainer is not None:
-        load_checkpoint(store.run_dir / checkpoint, policy, trainer)
-    progress("load model", 1, 1)
     with SandboxPool(cfg.executor) as pool:
+        progress("load model", 0, 1)
+        policy = EmbeddedPolicy(cfg.sampling, cfg.training)
+        stream = TaskStream()
+        trainer = None
+        if cfg.training.update_method == "rft":
+            trainer = RftTrainer(policy, cfg.training)
+        elif cfg.training.update_method == "grpo":
+            from spade.train.grpo import GrpoUpdater
+
+            trainer = GrpoUpdater(policy, cfg.training, pool, cfg.reward, stream, cfg.sampling)
+        gate = None
+        if trainer is not None and cfg.eval.every:
+            gate = EvalGate.from_state(state["gate"]) if state.get("gate") else EvalGate(cfg.eval.rollback_margin)
+        checkpoint = state.get("checkpoint")
+        if checkpoint and trainer is not None:
+            load_checkpoint(store.run_dir / checkpoint, policy, trainer)
+        progress("load model", 1, 1)
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
-                     dedup=dedup, eval_tasks=eval_tasks, families=families, gate=gate, progress=progress,
-                     checkpoint=checkpoint)
+                     dedup=dedup, eval_tasks=eval_tasks, families=families, gate=gate, task_stream=stream,
+                     progress=progress, checkpoint=checkpoint)

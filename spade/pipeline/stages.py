@@ -37,6 +37,7 @@ class Engine:
     eval_tasks: list[Task]
     families: list[str]
     gate: Any = None  # spade.train.gate.EvalGate
+    task_stream: Any = None  # TaskStream, for GRPO
     progress: Progress = lambda stage, done, total: None  # noqa: E731
     timings: dict[str, float] = field(default_factory=dict)
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
@@ -146,29 +147,50 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
 
 
 def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
-    """One policy update on passing samples (this iteration's, then earlier ones: the replay share)."""
+    """One policy update: RFT on passing samples (this iteration's, then earlier ones: the replay share),
+    or GRPO steps on this iteration's tasks. Then a checkpoint."""
     from spade.train.checkpoint import save_checkpoint
 
     cfg = e.cfg.training
-    if cfg.update_method != "rft" or w.iteration % cfg.update_every != cfg.update_every - 1:
+    if cfg.update_method not in ("rft", "grpo") or w.iteration % cfg.update_every != cfg.update_every - 1:
         return None
-    fresh = [(c.task_id, c.completion) for c, r, _ in w.rollouts if r.status.value == "passed"]
-    older = e.store.passing_samples(0, cfg.max_examples)
-    n_old = min(len(older), max(round(cfg.max_examples * e.cfg.evolution.replay_ratio), cfg.max_examples - len(fresh)))
-    pairs = fresh[: cfg.max_examples - n_old] + older[:n_old]
-    if not pairs:
-        return {"skipped": "no passing samples yet"}
-    tasks = {t.task_id: t for t, _ in w.tasks}
-    examples = [(tasks.get(tid) or e.store.task(tid), text) for tid, text in pairs]
     started = time.perf_counter()
     e.progress("update", 0, cfg.steps_per_update)
-    stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
-    save_base_checkpoint(e) if e.checkpoint is None else None
+    if cfg.update_method == "grpo":
+        if not w.tasks:
+            return {"skipped": "no tasks this iteration"}
+        e.task_stream.tasks = [t for t, _ in w.tasks]  # tasks at the controller's current difficulties
+        stats, extra = e.trainer.update(seed=seeded(e.cfg, w.iteration, "update")), {}
+    else:
+        fresh = [(c.task_id, c.completion) for c, r, _ in w.rollouts if r.status.value == "passed"]
+        older = e.store.passing_samples(0, cfg.max_examples)
+        n_old = min(len(older), max(round(cfg.max_examples * e.cfg.evolution.replay_ratio),
+                                    cfg.max_examples - len(fresh)))
+        pairs = fresh[: cfg.max_examples - n_old] + older[:n_old]
+        if not pairs:
+            return {"skipped": "no passing samples yet"}
+        tasks = {t.task_id: t for t, _ in w.tasks}
+        examples = [(tasks.get(tid) or e.store.task(tid), text) for tid, text in pairs]
+        stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
+        extra = {"fresh": len(fresh), "replayed": n_old}
     path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer, extra={"iteration": w.iteration})
     e.checkpoint = str(path.relative_to(e.store.run_dir))
     e.timed("update", started)
     e.progress("update", cfg.steps_per_update, cfg.steps_per_update)
-    return {**asdict(stats), "checkpoint": e.checkpoint, "fresh": len(fresh), "replayed": n_old}
+    return {**asdict(stats), "method": cfg.update_method, "checkpoint": e.checkpoint, **extra}
+
+
+class TaskStream:
+    """The GRPO dataset's source: cycles over the tasks the loop hands it, read lazily by the trainer."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self._next = 0
+
+    def __call__(self) -> Task:
+        task = self.tasks[self._next % len(self.tasks)]
+        self._next += 1
+        return task
 
 
 def save_base_checkpoint(e: Engine) -> None:
