@@ -255,6 +255,15 @@ class SpadeConfig(_Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     run: RunConfig = Field(default_factory=RunConfig)
 
+    @model_validator(mode="after")
+    def _trainable(self) -> SpadeConfig:
+        if self.sampling.backend == "openai" and self.training.update_method in ("rft", "grpo"):
+            raise ValueError(
+                f"training.update_method = {self.training.update_method!r} needs the embedded model's weights; with "
+                "sampling.backend 'openai' use 'sft_export', 'dpo_export' or 'none' and train with `spade export`"
+            )
+        return self
+
 
 def parse_size(text: str) -> int:
     """'512m' -> bytes. Accepts k, m, g suffixes (powers of 1024) or a plain number of bytes."""
@@ -316,6 +325,8 @@ def _one_line(exc: ValidationError) -> str:
         known = ", ".join(section.model_fields) if isinstance(section, type) else ""
         return f"unknown key '{key}'; known keys here: {known}"
     msg = err["msg"].removeprefix("Value error, ")
+    if not err["loc"]:  # a cross-section rule: its message names the keys itself
+        return msg
     ctx = err.get("ctx") or {}
     bounds = [f"{op} {ctx[k]}" for k, op in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")) if k in ctx]
     allowed = f" (allowed: {' and '.join(bounds)})" if bounds else ""

@@ -62,7 +62,7 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
         w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
         stages.gate(e, w, w.evals[-1])
     heartbeat(e.store.run_dir, i, "commit")
-    w.metrics = iteration_metrics(e, w, rollouts)
+    w.metrics.update(iteration_metrics(e, w, rollouts))
     w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint,
                "gate": e.gate.state() if e.gate is not None else None}
     return w

@@ -21,6 +21,7 @@ from spade.reward import compute_reward
 from spade.store import IterationWrite, RunStore
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+EXTERNAL = "external"  # the controller's family for tasks without a procedural family (LLM-proposed, files)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Engine:
     families: list[str]
     gate: Any = None  # spade.train.gate.EvalGate
     task_stream: Any = None  # TaskStream, for GRPO
+    proposer: Any = None  # spade.generate.proposer.LLMProposer when generation.proposer is 'llm'
     progress: Progress = lambda stage, done, total: None  # noqa: E731
     timings: dict[str, float] = field(default_factory=dict)
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
@@ -74,14 +76,20 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
         need = wanted - len(accepted)
         if need <= 0:
             break
-        drafts = []
-        for slot in range(need):
-            family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
-            index = (w.iteration * gen.max_attempts + attempt) * 1000 + slot
-            drafts.append(draft_task(family, e.controller.difficulty(family), cfg.run.seed, index,
-                                     gen.public_tests, gen.hidden_tests))
+        first_index = (w.iteration * gen.max_attempts + attempt) * 1000
+        if e.proposer is not None:
+            drafts, batch = propose(e, w, need, first_index)
+        else:
+            drafts, batch = [], None
+            for slot in range(need):
+                family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
+                drafts.append(draft_task(family, e.controller.difficulty(family), cfg.run.seed, first_index + slot,
+                                         gen.public_tests, gen.hidden_tests))
         e.progress("generate", len(accepted), wanted)
-        for draft, outcome in zip(drafts, validate_drafts(drafts, e.pool, gen)):
+        outcomes = validate_drafts(drafts, e.pool, gen)
+        if batch is not None:
+            record_proposals(w, batch, outcomes)
+        for draft, outcome in zip(drafts, outcomes):
             if not outcome.accepted:
                 w.rejections.append((draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
                                      "; ".join(outcome.reasons)))
@@ -100,6 +108,29 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
     replayed = [e.store.task(t) for t in replay_ids]
     w.tasks.extend((t, "replay") for t in replayed)
     return accepted + replayed
+
+
+def propose(e: Engine, w: IterationWrite, count: int, first_index: int) -> tuple[list[Any], Any]:
+    """LLM-proposed drafts at the difficulty of the 'external' family, shown recent tasks from the store."""
+    examples = [t for t in e.store.tasks() if t.reference_solution][-50:]
+    difficulty = e.controller.difficulty(EXTERNAL)
+    batch = e.proposer.propose(count, difficulty, examples, seed=seeded(e.cfg, w.iteration, "propose"),
+                               start_index=first_index)
+    return batch.drafts, batch
+
+
+def record_proposals(w: IterationWrite, batch: Any, outcomes: list[Any]) -> None:
+    """Parse-stage rejections are data too: counted by reason and kept in the metrics (§7.1: JSON failure rate)."""
+    from spade.generate.proposer import cross_check
+
+    stats = cross_check(batch, outcomes)
+    for reason, n in stats.rejected.items():
+        for k in range(n):
+            w.rejections.append((f"llm-{w.iteration}-{len(w.rejections)}-{k}", None, None, reason, "proposer"))
+    for name, value in stats.metrics().items():
+        w.metrics[name] = w.metrics.get(name, 0.0) + value if name.endswith(("requested", "drafted",
+                                                                              "accepted")) else value
+    w.metrics["generator_parse_failure_rate"] = stats.parse_failure_rate
 
 
 def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candidate, ExecResult, Reward]]:
@@ -142,7 +173,7 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
     w.rollouts.extend(rollouts)
     for task in tasks:
         wins = [float(r.status.value == "passed") for c, r, _ in rollouts if c.task_id == task.task_id]
-        e.controller.observe(task.family or "external", wins)
+        e.controller.observe(task.family or EXTERNAL, wins)
     return rollouts
 
 
