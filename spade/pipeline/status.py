@@ -27,7 +27,9 @@ class RunSummary:
     difficulty_now: dict[str, float]
     difficulty_history: dict[str, list[float]]
     updates: int
+    rollbacks: int
     last_eval: dict | None
+    curve: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, pass rate, mean reward)
     heartbeat: dict | None = field(default=None)
 
 
@@ -51,7 +53,11 @@ def summarise(store: RunStore) -> RunSummary:
         difficulty_now={f: s["difficulty"] for f, s in sorted(families.items())},
         difficulty_history={f: s["history"] for f, s in sorted(families.items())},
         updates=one("SELECT COUNT(*) FROM updates"),
+        rollbacks=one("SELECT COUNT(*) FROM metrics WHERE name = 'rollback'"),
         last_eval=json.loads(evals[0][0]) if evals else None,
+        curve=[tuple(r) for r in store.query(
+            "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
+            " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")],
         heartbeat=json.loads(hb_path.read_text()) if hb_path.is_file() else None,
     )
 
@@ -78,8 +84,12 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
     t.add_row("mean reward", f"{s.mean_reward:.3f}")
     t.add_row("suspected hard-coding", str(s.hardcoding_suspected))
     t.add_row("policy updates", str(s.updates))
+    t.add_row("rollbacks", str(s.rollbacks))
     if s.last_eval:
         t.add_row(f"last eval ({s.last_eval['suite']})", _fmt_passk(s.last_eval.get("pass_at_k", {})))
+    if s.curve:
+        t.add_row("pass rate by iteration", " ".join(f"{p:.2f}" for _, p, _ in s.curve))
+        t.add_row("reward by iteration", " ".join(f"{r:.2f}" for _, _, r in s.curve))
     for fam, diff in s.difficulty_now.items():
         hist = " → ".join(f"{d:.2f}" for d in s.difficulty_history[fam])
         t.add_row(f"difficulty {fam}", f"{diff:.2f}  ({hist})")
