@@ -12,8 +12,8 @@ CREATE TABLE IF NOT EXISTS task_uses (
     iteration INTEGER NOT NULL, task_id TEXT NOT NULL REFERENCES tasks(task_id), origin TEXT NOT NULL,
     PRIMARY KEY (iteration, task_id));
 CREATE TABLE IF NOT EXISTS rejections (
-    iteration INTEGER NOT NULL, draft_id TEXT NOT NULL, family TEXT, difficulty REAL, reason TEXT NOT NULL,
-    detail TEXT, PRIMARY KEY (iteration, draft_id));
+    id INTEGER PRIMARY KEY AUTOINCREMENT, iteration INTEGER NOT NULL, draft_id TEXT NOT NULL, family TEXT,
+    difficulty REAL, reason TEXT NOT NULL, detail TEXT);
 CREATE TABLE IF NOT EXISTS candidates (
     candidate_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, task_id TEXT NOT NULL REFERENCES tasks(task_id),
     completion TEXT NOT NULL, code TEXT NOT NULL, model TEXT NOT NULL, prompt_hash TEXT NOT NULL,
