@@ -14,6 +14,7 @@ from spade.pipeline import stages
 from spade.pipeline.build import build_engine
 from spade.pipeline.progress import LoopDisplay
 from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
+from spade.reward import learnability
 from spade.store import IterationWrite
 
 
@@ -83,6 +84,10 @@ def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> di
         "tokens_per_s": float(getattr(e.policy, "last_tokens_per_s", 0.0)),
         "executions_per_s": n / e.timings["execute"] if e.timings.get("execute") else 0.0,
     }
+    proposed = {t.task_id for t, _ in w.tasks if t.provenance.get("source") == "llm"}
+    if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
+        rates = {tid: [r.status.value == "passed" for c, r, _ in rollouts if c.task_id == tid] for tid in proposed}
+        m["proposer/learnability"] = sum(learnability(sum(v) / len(v)) for v in rates.values() if v) / len(rates)
     for name, s in e.controller.families.items():
         m[f"difficulty/{name}"] = s.difficulty
     for stage, seconds in e.timings.items():

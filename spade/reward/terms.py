@@ -53,3 +53,11 @@ def efficiency_penalty(task: Task, result: ExecResult, cfg: RewardConfig) -> flo
         return 0.0
     excess = math.log(ratio / cfg.efficiency_free_ratio) / math.log(100.0)
     return cfg.efficiency_weight * min(1.0, excess)
+
+
+def learnability(solve_rate: float) -> float:
+    """The proposer's reward for a task in self-play: 1 - solve rate while the policy sometimes solves it,
+    0 when it always or never does (nothing to learn from either)."""
+    if not 0.0 <= solve_rate <= 1.0:
+        raise ValueError(f"solve rate {solve_rate} is not a fraction")
+    return 1.0 - solve_rate if 0.0 < solve_rate < 1.0 else 0.0

@@ -86,3 +86,10 @@ def test_passing_more_hidden_tests_never_lowers_the_reward(hidden, extra, diffic
     a = compute_reward(_task(difficulty), "x", _result([1, 1], hidden), CFG)
     b = compute_reward(_task(difficulty), "x", _result([1, 1], better), CFG)
     assert b.total >= a.total
+
+
+def test_learnability_rewards_tasks_the_policy_sometimes_solves():
+    from spade.reward import learnability
+
+    assert learnability(0.0) == 0.0 and learnability(1.0) == 0.0
+    assert learnability(0.25) == 0.75 and learnability(0.75) == 0.25
