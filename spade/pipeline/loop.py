@@ -87,7 +87,9 @@ def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> di
     proposed = {t.task_id for t, _ in w.tasks if t.provenance.get("source") == "llm"}
     if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
         rates = {tid: [r.status.value == "passed" for c, r, _ in rollouts if c.task_id == tid] for tid in proposed}
-        m["proposer/learnability"] = sum(learnability(sum(v) / len(v)) for v in rates.values() if v) / len(rates)
+        scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]
+        if scores:
+            m["proposer/learnability"] = sum(scores) / len(scores)
     for name, s in e.controller.families.items():
         m[f"difficulty/{name}"] = s.difficulty
     for stage, seconds in e.timings.items():
