@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -166,6 +166,8 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
     e.timed("execute", started)
     rollouts = []
     for cand, result in zip(candidates, results):
+        screened = tuple(f"screen:{f}" for f in findings[cand.candidate_id])
+        result = replace(result, events=result.events + screened) if screened else result
         reward = compute_reward(by_id[cand.task_id], cand.code, result, cfg.reward)
         rollouts.append((cand, result, reward))
         w.audit.append(("candidate", cand.candidate_id, cand.model, cand.prompt_hash,

@@ -13,7 +13,12 @@ from spade.records import ExecResult, ExecStatus, Reward, Task
 
 # Behaviour the sandbox observed that counts as interference (write-up §3.5: reading system files, reaching
 # the network, spawning processes, flooding output).
-INTERFERENCE_EVENTS = frozenset({"output_flood", "syscall_denied", "file_access", "process_spawn", "socket"})
+INTERFERENCE_EVENTS = frozenset({
+    "output_flood", "syscall_denied", "file_access", "process_spawn", "socket",
+    # What the pre-execution screen (spade.audit) found in the code: shell-outs, network, credential paths,
+    # destructive file operations. The sandbox refuses these calls (EPERM) without reporting each one.
+    "screen:shell", "screen:network", "screen:credentials", "screen:destructive_fs",
+})
 FORMAT_FAILURES = frozenset({ExecStatus.SYNTAX_ERROR, ExecStatus.NO_ENTRY_POINT})
 
 

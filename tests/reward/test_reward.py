@@ -93,3 +93,10 @@ def test_learnability_rewards_tasks_the_policy_sometimes_solves():
 
     assert learnability(0.0) == 0.0 and learnability(1.0) == 0.0
     assert learnability(0.25) == 0.75 and learnability(0.75) == 0.25
+
+
+def test_code_the_screen_flagged_for_network_access_is_penalised():
+    r = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], events=["screen:network"]), CFG)
+    assert r.interference_penalty == CFG.interference_penalty
+    clean = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], events=["screen:dynamic_exec"]), CFG)
+    assert clean.interference_penalty == 0
