@@ -268,6 +268,3 @@ def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
     e.timed("eval", started)
     return {**report.to_dict(), "suite": label}
 
-
-def checkpoint_dir(run_dir: Path, rel: str | None) -> Path | None:
-    return run_dir / rel if rel else None
