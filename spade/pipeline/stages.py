@@ -263,8 +263,9 @@ def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
     from spade.evaluate.evaluator import evaluate
 
     started = time.perf_counter()
+    ks = sorted({1, *e.cfg.eval.ks})  # the gate reads pass@1
     report = evaluate(e.policy, e.pool, e.eval_tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
-                      ks=sorted({1, *e.cfg.eval.ks}), seed=seeded(e.cfg, iteration, "eval"), suite=label)  # the gate reads pass@1
+                      ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label)
     e.timed("eval", started)
     return {**report.to_dict(), "suite": label}
 
