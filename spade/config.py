@@ -243,6 +243,10 @@ class RunConfig(_Section):
     iterations: int = Field(20, ge=0, le=10**9)
     minutes: float = Field(0.0, ge=0)
     """Stop after this wall time (checked between iterations); 0 means no limit."""
+    tensorboard: bool = False
+    """Also write each iteration's metrics as TensorBoard scalars under RUN_DIR/tensorboard."""
+    mlflow: bool = False
+    """Also log each iteration's metrics to MLflow (needs the mlflow package)."""
 
 
 class SpadeConfig(_Section):

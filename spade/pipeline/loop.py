@@ -13,6 +13,7 @@ from spade.config import SpadeConfig
 from spade.pipeline import stages
 from spade.pipeline.build import build_engine
 from spade.pipeline.progress import LoopDisplay
+from spade.pipeline.sinks import MetricSinks
 from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
 from spade.reward import learnability
 from spade.store import IterationWrite
@@ -22,7 +23,9 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
         resume: bool = False) -> Path:
     if resume:
         store, cfg = open_run(run_dir)
+        sinks = MetricSinks(cfg.run, run_dir)
     else:
+        sinks = MetricSinks(cfg.run, run_dir)  # refuses a missing package before a run directory is made
         store = create_run(run_dir, cfg)
     total = iterations if iterations is not None else cfg.run.iterations
     deadline = time.monotonic() + 60 * (minutes if minutes is not None else cfg.run.minutes or 1e9)
@@ -35,8 +38,10 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
             w = run_iteration(engine, i)
             store.commit_iteration(w)
             export_metrics(store)
+            sinks.write(i, w.metrics)
             prune_checkpoints(engine)
             display.iteration_done(i, w.metrics, engine.controller)
+    sinks.close()
     store.close()
     return run_dir
 
