@@ -68,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
     dr.add_argument("run_dir")
     dr.add_argument("--json", action="store_true")
 
+    va = sub.add_parser("variants", help="variants of seed tasks (renamed, new inputs), validated by execution")
+    va.add_argument("seeds", help="JSON/JSONL tasks with reference_solution")
+    va.add_argument("--count", type=int, default=3, help="variants per seed task")
+    va.add_argument("--out", required=True)
+    va.add_argument("--config")
+
     ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
     ck.add_argument("--config")
     return p
@@ -145,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             from spade.doctor import doctor_command
 
             return doctor_command(args.run_dir, args.json)
+        if args.command == "variants":
+            from spade.generate.commands import variants_command
+
+            return variants_command(args.seeds, args.count, args.out, _config(args.config))
         if args.command == "check":
             from spade.check import check_command
 
