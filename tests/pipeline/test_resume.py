@@ -30,7 +30,7 @@ def _kill_mid_iteration(run_dir: Path, config: Path, iteration: int, stage: str)
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
     )
     heartbeat = run_dir / "heartbeat.json"
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 1800  # generous: CI machines are shared and slow
     try:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
