@@ -35,14 +35,11 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         os.close(out_fd)
         fn = _load(code, entry, res_fd)
         if fn is not None:
-            # A test's result goes out in the same write as the next test's start: one wake-up of the zygote
-            # per test instead of two, and the next deadline still starts when that test does.
-            pending = b""
             for i in range(start, _len(inputs)):
-                _write_all(res_fd, pending + frame(b"S", str(i).encode()))
-                pending = frame(*_call(fn, inputs[i]))
+                _send(res_fd, b"S", str(i).encode())
+                _send(res_fd, *_call(fn, inputs[i]))
                 _flush()
-            _write_all(res_fd, pending + frame(b"D", b""))
+            _send(res_fd, b"D", b"")
     finally:
         _exit(0)
 
@@ -93,11 +90,7 @@ def _describe(exc: BaseException) -> bytes:
 
 
 def _send(fd: int, kind: bytes, payload: bytes) -> None:
-    _write_all(fd, frame(kind, payload))
-
-
-def _write_all(fd: int, raw: bytes) -> None:
-    data = memoryview(raw)
+    data = memoryview(frame(kind, payload))
     while data:
         data = data[_write(fd, data):]
 
