@@ -122,7 +122,7 @@ def difficulty_oscillating(view: RunView) -> Diagnosis | str | None:
 
 def duplicate_tasks(view: RunView) -> Diagnosis | str | None:
     dup = sum(n for reason, n in view.rejections.items() if reason.startswith("duplicate"))
-    drafts = view.accepted_tasks + sum(view.rejections.values())
+    drafts = view.drafts
     if drafts < MIN_DRAFTS:
         return f"duplicate tasks: needs {MIN_DRAFTS} drafts, the run has {drafts}"
     share = dup / drafts
@@ -209,7 +209,7 @@ def parse_failures(view: RunView) -> Diagnosis | str | None:
 
 def reference_failures(view: RunView) -> Diagnosis | str | None:
     bad = sum(n for reason, n in view.rejections.items() if reason.startswith("reference_"))
-    drafts = view.accepted_tasks + sum(view.rejections.values())
+    drafts = view.drafts
     if drafts < MIN_DRAFTS:
         return f"reference pass rate: needs {MIN_DRAFTS} drafts, the run has {drafts}"
     rate = 1 - bad / drafts

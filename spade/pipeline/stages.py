@@ -127,9 +127,10 @@ def record_proposals(w: IterationWrite, batch: Any, outcomes: list[Any]) -> None
     for reason, n in stats.rejected.items():
         for k in range(n):
             w.rejections.append((f"llm-{w.iteration}-{len(w.rejections)}-{k}", None, None, reason, "proposer"))
+    # One round per generation attempt: counts add up over the iteration, rates are the last round's.
     for name, value in stats.metrics().items():
-        w.metrics[name] = w.metrics.get(name, 0.0) + value if name.endswith(("requested", "drafted",
-                                                                              "accepted")) else value
+        counted = name.endswith(("requested", "drafted", "accepted"))
+        w.metrics[name] = w.metrics.get(name, 0.0) + value if counted else value
     w.metrics["generator_parse_failure_rate"] = stats.parse_failure_rate
 
 

@@ -62,6 +62,11 @@ class RunView:
     def series(self, name: str) -> Series:
         return self.metrics.get(name, [])
 
+    @property
+    def drafts(self) -> int:
+        """Every draft the generator produced: accepted plus rejected for any reason."""
+        return self.accepted_tasks + sum(self.rejections.values())
+
     def families(self) -> list[str]:
         return sorted(n.split("/", 1)[1] for n in self.metrics if n.startswith("difficulty/"))
 
