@@ -56,6 +56,7 @@ class EmbeddedPolicy:
         self.name = f"embedded:{self.training.model}:{self.dtype}"
         self._model: Any = None
         self._tokenizer: Any = None
+        self._decoder: Any = None  # spade.policy.decode.Decoder, rebuilt when the model object changes
         self.last_tokens_per_s = 0.0
         self.total_new_tokens = 0
         self.total_generate_seconds = 0.0
@@ -175,51 +176,18 @@ class EmbeddedPolicy:
         return outputs
 
     def _generate(self, batch: list[_Job], temp: float, seed: int) -> list[tuple[str, int]]:
-        import torch
+        from spade.policy.decode import Decoder
 
-        tok, model = self.tokenizer, self.model
-        enc = tok([j.text for j in batch], return_tensors="pt", padding=True, add_special_tokens=False)
-        torch.manual_seed(seed)
-        options: dict[str, Any] = {"do_sample": False} if temp == 0 else {
-            "do_sample": True, "temperature": temp, "top_p": self.sampling.top_p, "top_k": 0}
-        model.eval()
-        with torch.inference_mode():
-            out = model.generate(
-                **enc,
-                max_new_tokens=self.sampling.max_new_tokens,
-                pad_token_id=tok.pad_token_id,
-                eos_token_id=tok.eos_token_id,
-                stopping_criteria=_fence_stop(tok, enc["input_ids"].shape[1]),
-                **options,
-            )
-        new = out[:, enc["input_ids"].shape[1] :]
-        return [_decode_row(tok, row) for row in new]
+        if self._decoder is None or self._decoder.model is not self.model:
+            self._decoder = Decoder(self.model, self.tokenizer, _closed_after_code)
+        self.model.eval()
+        return self._decoder.generate([j.text for j in batch], max_new_tokens=self.sampling.max_new_tokens,
+                                      temperature=temp, top_p=self.sampling.top_p, seed=seed)
 
 
 def _batch_seed(seed: int, batch_index: int) -> int:
     # Distinct per batch and per seed (for fewer than 100003 batches), so reruns repeat exactly.
     return seed * 100_003 + batch_index
-
-
-def _decode_row(tok: Any, row: Any) -> tuple[str, int]:
-    ids = row.tolist()
-    eos = tok.eos_token_id
-    count = ids.index(eos) + 1 if eos in ids else len(ids)
-    return tok.decode(ids[:count], skip_special_tokens=True), count
-
-
-def _fence_stop(tok: Any, prompt_len: int) -> Any:
-    """Stop a row once it closes its code block after writing code: what follows is prose we would discard."""
-    import torch
-    from transformers import StoppingCriteria, StoppingCriteriaList
-
-    class FenceStop(StoppingCriteria):
-        def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor, **kwargs: Any) -> torch.Tensor:
-            rows = input_ids[:, prompt_len:]
-            done = [_closed_after_code(text) for text in tok.batch_decode(rows, skip_special_tokens=True)]
-            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-    return StoppingCriteriaList([FenceStop()])
 
 
 def _closed_after_code(text: str) -> bool:
