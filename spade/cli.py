@@ -68,9 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     dr.add_argument("run_dir")
     dr.add_argument("--json", action="store_true")
 
-    va = sub.add_parser("variants", help="variants of seed tasks (renamed, new inputs), validated by execution")
+    va = sub.add_parser("variants", help="seed-task variants (renamed, new inputs, composed), validated by execution")
     va.add_argument("seeds", help="JSON/JSONL tasks with reference_solution")
     va.add_argument("--count", type=int, default=3, help="variants per seed task")
+    va.add_argument("--compose", action=argparse.BooleanOptionalAction, default=True,
+                    help="variants after each seed's first also compose a step from another family")
     va.add_argument("--out", required=True)
     va.add_argument("--config")
 
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "variants":
             from spade.generate.commands import variants_command
 
-            return variants_command(args.seeds, args.count, args.out, _config(args.config))
+            return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
         if args.command == "check":
             from spade.check import check_command
 

@@ -1,19 +1,32 @@
-"""`spade variants SEEDS.jsonl`: seed-task variants (§8.1), validated by execution, written as a task file."""
+"""`spade variants SEEDS.jsonl`: seed-task variants (§8.1), validated by execution, written as a task file.
+
+Per seed, variant 0 is renamed with fresh inputs; with `compose` (the default) the others also compose a step
+from another family (spade.generate.compose). A composed variant must validate like any task and must also
+change the seed's answer on at least one of its tests, else it is rejected as transform_no_effect.
+"""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from spade.config import SpadeConfig
+from spade.config import GenerationConfig, SpadeConfig
 from spade.errors import TaskFormatError
 from spade.generate.variants import seed_variant
+from spade.records import Task
 from spade.taskio import load_tasks, task_to_dict
+from spade.validate.outcome import Problem, ValidationOutcome
+
+if TYPE_CHECKING:
+    from spade.sandbox import SandboxPool
 
 
-def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig) -> int:
+def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, compose: bool = True) -> int:
     from spade.sandbox import SandboxPool
     from spade.validate.dynamic import validate_drafts
 
@@ -24,15 +37,47 @@ def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig) ->
     if missing:
         raise TaskFormatError(f"{seeds_path}: task {missing[0]} has no reference_solution; variants need one")
     gen = cfg.generation
-    drafts = [seed_variant(t, cfg.run.seed, i, gen.public_tests, gen.hidden_tests) for t in seeds for i in range(count)]
+    drafts = [seed_variant(t, cfg.run.seed, i, gen.public_tests, gen.hidden_tests, compose=compose and i > 0)
+              for t in seeds for i in range(count)]
     with SandboxPool(cfg.executor) as pool:
         outcomes = validate_drafts(drafts, pool, gen)
-    accepted = {o.task.task_id: o.task for o in outcomes if o.accepted}
-    reasons: dict[str, int] = {}
-    for o in outcomes:
-        if not o.accepted:
-            reasons[o.reasons[0]] = reasons.get(o.reasons[0], 0) + 1
+        outcomes = require_effect(outcomes, {t.task_id: t for t in seeds}, pool, gen)
+    accepted = {o.task.task_id: o.task for o in outcomes if o.accepted and o.task is not None}
+    step = {d.task_id: d.params["transform"]["key"] for d in drafts if "transform" in d.params}
+    reasons = Counter(o.reasons[0] + (f" ({step[o.task_id]})" if o.task_id in step else "")
+                      for o in outcomes if not o.accepted)
     Path(out).write_text("".join(json.dumps(task_to_dict(t)) + "\n" for t in accepted.values()))
-    Console().print(f"{len(accepted)} of {len(drafts)} variants accepted → {out}"
-                    + (f"; rejected: {reasons}" if reasons else ""))
+    n_composed = sum(1 for tid in accepted if tid in step)
+    summary = f"{len(accepted)} of {len(drafts)} variants accepted ({n_composed} of {len(step)} composed) → {out}"
+    rejected = f"; rejected: {dict(sorted(reasons.items()))}" if reasons else ""
+    Console().print(summary + rejected, markup=False, highlight=False)
     return 0 if accepted else 1
+
+
+def require_effect(outcomes: list[ValidationOutcome], seeds: Mapping[str, Task], pool: SandboxPool,
+                   cfg: GenerationConfig) -> list[ValidationOutcome]:
+    """Reject accepted composed variants whose every expected value is what the seed's own reference returns on
+    that input: the composed step then changes nothing the tests can see. Both sides come from the sandbox."""
+    from spade.sandbox import Job, OutcomeKind, values_equal
+
+    composed = [o for o in outcomes if o.accepted and o.task is not None and "transform" in o.task.params]
+    runs = {}
+    for o in composed:
+        seed, tests = seeds[o.task.params["seed_task"]], o.task.all_tests
+        runs[o.task_id] = pool.submit(Job(
+            code=seed.reference_solution, entry_point=seed.entry_point, inputs=tuple(tuple(c.args) for c in tests),
+            time_limits=(cfg.reference_time_limit_s,) * len(tests), memory_bytes=pool.cfg.memory_bytes,
+            total_timeout=cfg.reference_time_limit_s * len(tests) + 1.0, max_output_bytes=pool.cfg.max_output_bytes))
+    result = []
+    for o in outcomes:
+        if o.task_id in runs:
+            run, tests = runs[o.task_id].result(), o.task.all_tests
+            same = run.load_status is None and all(
+                r.kind is OutcomeKind.VALUE and values_equal(r.value, c.expected) for r, c in zip(run.outcomes, tests))
+            if same:
+                key = o.task.params["transform"]["key"]
+                o = ValidationOutcome.rejected(o.task_id, [Problem(
+                    "transform_no_effect", f"on all {len(tests)} tests the composed step '{key}' leaves the seed's "
+                    "answer unchanged, so the variant tests nothing new")], o.kill_ratio)
+        result.append(o)
+    return result

@@ -1,9 +1,11 @@
-"""Seed-task variants (write-up §8.1): grow a seed set by renaming and by new inputs, never by new answers.
+"""Seed-task variants (write-up §8.1): grow a seed set by renaming, new inputs and composition, never by new answers.
 
 In: a seed `Task` with a reference solution. Out: `TaskDraft`s — the function and its parameters renamed
 (reference rewritten through the AST, description and signature updated) and the inputs re-drawn around the
-seed's (perturbed numbers, strings and lists, plus empty / zero edge cases). Expected values come later, from
-running the reference in the sandbox (spade.validate). A pure function of (task, seed, index).
+seed's (perturbed numbers, strings and lists, plus empty / zero edge cases). A composed variant also applies one
+type-fitting step from another family's domain to the result or to an argument (spade.generate.compose).
+Expected values come later, from running the reference in the sandbox (spade.validate). A pure function of
+(task, seed, index, compose).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 import re
 from typing import Any
 
+from spade.generate.compose import Choice, composed_reference, composed_signature, fitting, pick, private_name, sentence
 from spade.generate.procedural import TaskDraft
 from spade.records import Task
 
@@ -22,8 +25,12 @@ _PREFIXES = ("compute_", "get_", "find_", "calc_", "solve_")
 _PARAM_NAMES = ("values", "items", "data", "seq", "arr", "text", "word", "n", "k", "m", "x", "y", "target")
 
 
-def seed_variant(task: Task, seed: int, index: int, n_public: int = 3, n_hidden: int = 5) -> TaskDraft:
-    """One variant of `task`: renamed and with fresh inputs drawn around the seed's own."""
+def seed_variant(task: Task, seed: int, index: int, n_public: int = 3, n_hidden: int = 5,
+                 compose: bool = False) -> TaskDraft:
+    """One variant of `task`: renamed and with fresh inputs drawn around the seed's own.
+
+    With `compose`, one transform that fits the seed's types is composed in as well (the index-th of a
+    shuffled list, so a seed's composed variants differ); a seed no transform fits gets a plain variant."""
     if not task.reference_solution:
         raise ValueError(f"seed task {task.task_id} has no reference_solution; variants need one to execute")
     rng = random.Random(f"spade-variant|{task.task_id}|{seed}|{index}")
@@ -35,17 +42,50 @@ def seed_variant(task: Task, seed: int, index: int, n_public: int = 3, n_hidden:
     fresh = [[_perturb(a, rng) for a in rng.choice(seen)] for _ in range(4 * (n_public + n_hidden))] if seen else []
     inputs = _unique(fresh + [_edge(args) for args in seen[:2]])
     rng.shuffle(inputs)
+    choice = pick(fitting(signature), random.Random(f"spade-compose|{task.task_id}|{seed}"), index) if compose else None
+    tags, difficulty = (*task.tags, "variant"), task.difficulty
+    params: dict[str, Any] = {"seed_task": task.task_id, "renames": names}
+    provenance: dict[str, Any] = {"source": "variant", "seed_task": task.task_id, "seed": seed, "index": index}
+    if choice is not None:
+        t = choice.transform
+        signature, reference, description = _composed(task, names, signature, description, choice)
+        inputs = _bitten(inputs, choice, rng)
+        # One more step to get right: a little harder than the seed.
+        tags, difficulty = (*tags, "composed"), round(min(1.0, task.difficulty + 0.1), 4)
+        step = {"key": t.key, "family": t.family, "where": t.where, "arg": choice.arg}
+        params["transform"], provenance["transform"] = step, step
     public, hidden = inputs[:n_public], inputs[n_public: n_public + n_hidden]
     content = json.dumps([task.task_id, description, signature, reference, public, hidden], default=str)
     return TaskDraft(
         task_id=f"{task.task_id}~v{hashlib.sha256(content.encode()).hexdigest()[:10]}",
         description=description, signature=signature, entry_point=names[task.entry_point],
-        difficulty=task.difficulty, tags=(*task.tags, "variant"),
+        difficulty=difficulty, tags=tags,
         public_inputs=tuple(tuple(a) for a in public), hidden_inputs=tuple(tuple(a) for a in hidden),
-        reference_solution=reference, family=None,
-        params={"seed_task": task.task_id, "renames": names},
-        provenance={"source": "variant", "seed_task": task.task_id, "seed": seed, "index": index},
+        reference_solution=reference, family=None, params=params, provenance=provenance,
     )
+
+
+def _composed(task: Task, names: dict[str, str], signature: str, description: str,
+              choice: Choice) -> tuple[str, str, str]:
+    """Signature, reference and description of a composed variant; the seed's function lives on as a private helper."""
+    assert task.reference_solution is not None  # seed_variant checked it
+    private = private_name(task.reference_solution, task.entry_point)
+    signature = composed_signature(signature, choice)
+    helper = _rename_code(task.reference_solution, {**names, task.entry_point: private})
+    return (signature, composed_reference(helper, private, signature, choice),
+            f"{description.rstrip()} {sentence(signature, choice)}")
+
+
+def _bitten(inputs: list[list[Any]], choice: Choice, rng: random.Random) -> list[list[Any]]:
+    """Every other input with its argument made one the input transform is sure to change (e.g. given repeats)."""
+    bite = choice.transform.bite
+    if bite is None or choice.arg is None:
+        return inputs
+    out = [list(args) for args in inputs]
+    for args in out[::2]:
+        if choice.arg < len(args):
+            args[choice.arg] = bite(args[choice.arg], rng)
+    return _unique(out)
 
 
 def _renames(task: Task, rng: random.Random) -> dict[str, str]:
