@@ -18,6 +18,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from spade.config import ExecutorConfig, GenerationConfig, SamplingConfig  # noqa: E402
+from spade.curriculum.calibration import TaskMeasure, calibration_table  # noqa: E402
 from spade.generate.procedural import draft_task  # noqa: E402
 from spade.generate.registry import family_names  # noqa: E402
 from spade.policy.embedded import EmbeddedPolicy  # noqa: E402
@@ -34,22 +35,39 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=4)
     p.add_argument("--families", default="", help="comma-separated; default every family")
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--max-new-tokens", type=int, default=128)
     p.add_argument("--seed", type=int, default=7)
     args = p.parse_args()
     families = [f for f in args.families.split(",") if f] or family_names()
     gen = GenerationConfig()
     drafts = [draft_task(f, level, args.seed, i, gen.public_tests, gen.hidden_tests)
               for f in families for level in LEVELS for i in range(args.tasks)]
-    policy = EmbeddedPolicy(SamplingConfig(threads=args.threads, max_new_tokens=128))
+    policy = EmbeddedPolicy(SamplingConfig(threads=args.threads, max_new_tokens=args.max_new_tokens))
     with SandboxPool(ExecutorConfig()) as pool:
         tasks = [o.task for o in validate_drafts(drafts, pool, gen) if o.accepted]
         completions = policy.sample(tasks, args.samples, seed=args.seed)
         items = [(t, extract_code(c.text, t.entry_point)) for t, cs in zip(tasks, completions) for c in cs]
         results = pool.score_many(items)
     cells: dict[tuple[str, float], list[bool]] = {}
+    per_task: dict[str, list[bool]] = {}
     for (task, _), result in zip(items, results):
         cells.setdefault((task.family, task.difficulty), []).append(result.status.value == "passed")
+        per_task.setdefault(task.task_id, []).append(result.status.value == "passed")
     print_table(families, cells, policy.last_tokens_per_s, len(tasks), len(drafts))
+    print_calibration(tasks, per_task)
+
+
+def print_calibration(tasks: list, per_task: dict[str, list[bool]]) -> None:
+    """Claimed difficulty against measured (1 - pass rate), per family and over the whole mix."""
+    measures = [TaskMeasure(group, t.difficulty, len(per_task[t.task_id]), sum(per_task[t.task_id]))
+                for t in tasks for group in (t.family, "all (mix)")]
+    table = Table(title="calibration: measured difficulty = 1 - pass rate (bias > 0: harder than claimed)")
+    for name in ("family", "tasks", "mean abs. error", "bias", "rank corr."):
+        table.add_column(name, justify="left" if name == "family" else "right")
+    for r in calibration_table(measures):
+        table.add_row(r.group, str(r.tasks), f"{r.mae:.3f}", f"{r.bias:+.3f}",
+                      "-" if r.rank_corr is None else f"{r.rank_corr:+.2f}")
+    Console().print(table)
 
 
 def print_table(families: list[str], cells: dict, tok_s: float, n_tasks: int, n_drafts: int) -> None:

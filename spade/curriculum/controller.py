@@ -4,6 +4,11 @@ In: per-rollout success (0/1) tagged with family. Out: `Decision`s that move a f
 one step, only after the window mean stays outside the band for `patience` consecutive checks (dead zone +
 hysteresis), bounded by [difficulty_low, difficulty_high]. Checks happen every `coevolve_every` steps and only
 at iteration ends, i.e. never more often than the policy is updated (§5.4). State round-trips through JSON.
+
+Measured difficulty: every rollout is also filed under its task's claimed difficulty level (replayed tasks keep
+the level they were made at, so they never bias the window at the current level). Once a level holds enough
+recent rollouts its success rate is known, and a move goes to the nearest level ahead measured inside the band,
+or steps past levels measured on the wrong side of it, instead of trusting the claimed scale one step at a time.
 """
 
 from __future__ import annotations
@@ -22,6 +27,12 @@ class FamilyState:
     window: deque[float]
     streak: int = 0  # >0: consecutive checks above the band, <0: below
     history: list[float] = field(default_factory=list)
+    levels: dict[float, deque[float]] = field(default_factory=dict)  # claimed difficulty -> recent successes
+
+
+def _level(difficulty: float) -> float:
+    """A claimed difficulty as a level key, at the generator's precision (drafts round to 4 decimals)."""
+    return round(difficulty, 4)
 
 
 class Controller:
@@ -43,11 +54,26 @@ class Controller:
         w = self.families[family].window
         return sum(w) / len(w) if w else None
 
-    def observe(self, family: str, successes: list[float]) -> None:
-        """Record one task's rollouts (one step) at the family's current difficulty."""
+    @property
+    def min_level_rollouts(self) -> int:
+        """Rollouts a level needs before its measured success rate steers a move."""
+        return max(4, self.cfg.window // 4)
+
+    def measured_success(self, family: str) -> dict[float, float]:
+        """Success rate per claimed difficulty level, for levels with enough recent rollouts."""
+        levels = self.families[family].levels
+        return {lvl: sum(w) / len(w) for lvl, w in sorted(levels.items()) if len(w) >= self.min_level_rollouts}
+
+    def observe(self, family: str, successes: list[float], difficulty: float | None = None) -> None:
+        """Record one task's rollouts (one step). `difficulty` is the task's claimed level (default: the family's
+        current one); only rollouts at the current level enter the window."""
         if family not in self.families:
             self.families[family] = self._fresh(self.cfg.initial_difficulty)
-        self.families[family].window.extend(successes)
+        st = self.families[family]
+        level = _level(st.difficulty if difficulty is None else difficulty)
+        st.levels.setdefault(level, deque(maxlen=self.cfg.window)).extend(successes)
+        if level == _level(st.difficulty):
+            st.window.extend(successes)
         self.steps += 1
 
     def maybe_adjust(self) -> list[Decision]:
@@ -74,10 +100,10 @@ class Controller:
             return None
         old = st.difficulty
         direction = 1 if st.streak > 0 else -1
-        new = min(cfg.difficulty_high, max(cfg.difficulty_low, round(old + direction * cfg.step, 6)))
+        new, why = self._target(name, old, direction)
         reason = (
             f"success {mean:.2f} {'>' if direction > 0 else '<'} "
-            f"{cfg.success_high if direction > 0 else cfg.success_low} for {abs(st.streak)} checks"
+            f"{cfg.success_high if direction > 0 else cfg.success_low} for {abs(st.streak)} checks{why}"
         )
         if new == old:
             reason += f"; held at bound {old}"
@@ -88,6 +114,27 @@ class Controller:
             st.history.append(new)
         st.streak = 0
         return decision
+
+    def _target(self, name: str, old: float, direction: int) -> tuple[float, str]:
+        """Where a move goes: the nearest level ahead measured inside the band; else one step, skipping levels
+        measured on the same wrong side of the band as the current one."""
+        cfg = self.cfg
+        measured = self.measured_success(name)
+        ahead = sorted((lvl for lvl in measured if (lvl - old) * direction > 1e-9
+                        and cfg.difficulty_low <= lvl <= cfg.difficulty_high), key=lambda lvl: abs(lvl - old))
+        for lvl in ahead:
+            if cfg.success_low <= measured[lvl] <= cfg.success_high:
+                return lvl, f"; measured success {measured[lvl]:.2f} at {lvl}"
+        new, skipped = old, []
+        while True:
+            new = min(cfg.difficulty_high, max(cfg.difficulty_low, round(new + direction * cfg.step, 6)))
+            rate = measured.get(_level(new))
+            still_wrong = rate is not None and (rate > cfg.success_high if direction > 0 else rate < cfg.success_low)
+            if not still_wrong or new in (cfg.difficulty_low, cfg.difficulty_high):
+                break
+            skipped.append(new)
+        why = f"; skipped {', '.join(map(str, skipped))} (measured outside the band)" if skipped else ""
+        return new, why
 
     def family_weights(self) -> dict[str, float]:
         """Sampling weight per family: families inside the band (or not yet measured) are favoured 2:1."""
@@ -103,7 +150,8 @@ class Controller:
             "steps": self.steps,
             "steps_at_last_check": self.steps_at_last_check,
             "families": {
-                n: {"difficulty": s.difficulty, "window": list(s.window), "streak": s.streak, "history": s.history}
+                n: {"difficulty": s.difficulty, "window": list(s.window), "streak": s.streak, "history": s.history,
+                    "levels": [[lvl, list(w)] for lvl, w in sorted(s.levels.items())]}
                 for n, s in self.families.items()
             },
         }
@@ -114,7 +162,8 @@ class Controller:
         ctl.steps = state["steps"]
         ctl.steps_at_last_check = state["steps_at_last_check"]
         for name, s in state["families"].items():
+            levels = {float(lvl): deque(w, maxlen=cfg.window) for lvl, w in s.get("levels", [])}
             ctl.families[name] = FamilyState(
-                s["difficulty"], deque(s["window"], maxlen=cfg.window), s["streak"], list(s["history"])
+                s["difficulty"], deque(s["window"], maxlen=cfg.window), s["streak"], list(s["history"]), levels
             )
         return ctl

@@ -7,6 +7,7 @@ Each iteration is committed to the run database in one transaction; `resume` res
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from spade.config import SpadeConfig
@@ -20,7 +21,9 @@ from spade.store import IterationWrite
 
 
 def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minutes: float | None = None,
-        resume: bool = False) -> Path:
+        resume: bool = False, stop: Callable[[], bool] | None = None) -> Path:
+    """Run (or resume) the loop until `iterations`, the wall-clock `minutes`, or `stop()` (asked between
+    iterations, e.g. a CPU-time budget) says to end."""
     if resume:
         store, cfg = open_run(run_dir)
         sinks = MetricSinks(cfg.run, run_dir)
@@ -34,6 +37,9 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
         for i in range(start, total):
             if time.monotonic() > deadline:
                 display.note(f"time limit reached after {i} iterations")
+                break
+            if stop is not None and stop():
+                display.note(f"stopped by the caller's budget after {i} iterations")
                 break
             w = run_iteration(engine, i)
             store.commit_iteration(w)

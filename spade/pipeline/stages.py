@@ -176,7 +176,7 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
     w.rollouts.extend(rollouts)
     for task in tasks:
         wins = [float(r.status.value == "passed") for c, r, _ in rollouts if c.task_id == task.task_id]
-        e.controller.observe(task.family or EXTERNAL, wins)
+        e.controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
     return rollouts
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from spade.pipeline.rundir import HEARTBEAT_NAME
+from spade.report.runview import calibration, task_outcomes
 from spade.store import RunStore
 
 
@@ -30,6 +31,7 @@ class RunSummary:
     rollbacks: int
     last_eval: dict | None
     curve: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, pass rate, mean reward)
+    calibration: list[dict] = field(default_factory=list)  # per family / proposer: claimed vs measured difficulty
     heartbeat: dict | None = field(default=None)
 
 
@@ -59,6 +61,7 @@ def summarise(store: RunStore) -> RunSummary:
             "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
             " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")],
         heartbeat=json.loads(hb_path.read_text()) if hb_path.is_file() else None,
+        calibration=[asdict(r) for r in calibration(task_outcomes(store))],
     )
 
 
@@ -94,7 +97,19 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
         hist = " → ".join(f"{d:.2f}" for d in s.difficulty_history[fam])
         t.add_row(f"difficulty {fam}", f"{diff:.2f}  ({hist})")
     console.print(t)
+    if s.calibration:
+        console.print(_calibration_table(s.calibration))
     return 0
+
+
+def _calibration_table(rows: list[dict]) -> Table:
+    t = Table(title="difficulty calibration (measured = 1 - pass rate; bias > 0: harder than claimed)")
+    for name in ("group", "tasks", "rollouts", "mean abs. error", "bias", "rank corr."):
+        t.add_column(name, justify="left" if name == "group" else "right")
+    for r in rows:
+        corr = "—" if r["rank_corr"] is None else f"{r['rank_corr']:+.2f}"
+        t.add_row(r["group"], str(r["tasks"]), str(r["rollouts"]), f"{r['mae']:.3f}", f"{r['bias']:+.3f}", corr)
+    return t
 
 
 def _fmt_passk(passk: dict) -> str:

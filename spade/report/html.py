@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from spade.audit import FINDINGS
 from spade.report.plots import FIGURES, to_png
-from spade.report.runview import RunView
+from spade.report.runview import RunView, calibration
 
 if TYPE_CHECKING:
     from spade.doctor.rules import Diagnosis
@@ -108,13 +108,25 @@ def diagnosis_section(diagnoses: Sequence[Diagnosis] | None) -> str:
     return "<h2>Doctor</h2><p class='bad'>failure patterns detected</p>" + _table(("pattern", "evidence", "fix"), rows)
 
 
+def calibration_section(view: RunView) -> str:
+    """Claimed vs measured difficulty per family and per proposer (measured = 1 - the policy's pass rate)."""
+    rows = [(r.group, r.tasks, r.rollouts, f"{r.mae:.3f}", f"{r.bias:+.3f}",
+             "—" if r.rank_corr is None else f"{r.rank_corr:+.2f}") for r in calibration(view.tasks)]
+    if not rows:
+        return ""
+    intro = ("<p>Error between each task's claimed difficulty and its measured one (1 - pass rate). Bias > 0: "
+             "harder than claimed. Rank correlation near +1: a higher claim does mean a harder task.</p>")
+    return "<h2>Difficulty calibration</h2>" + intro + _table(
+        ("group", "tasks", "rollouts", "mean abs. error", "bias", "rank corr."), rows)
+
+
 def render(view: RunView, diagnoses: Sequence[Diagnosis] | None = None) -> str:
     """The whole report as one HTML document."""
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     body = "".join((
         f"<h1>SPADE run report</h1><p class='sub'>{_e(view.run_dir)} · generated {_e(stamp)}</p>",
-        summary_section(view), diagnosis_section(diagnoses), figure_section(view), rollback_section(view),
-        audit_section(view),
+        summary_section(view), diagnosis_section(diagnoses), figure_section(view), calibration_section(view),
+        rollback_section(view), audit_section(view),
     ))
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>SPADE report</title>"
             f"<style>{STYLE}</style></head><body>{body}</body></html>\n")

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from spade.audit import finding_counts
+from spade.curriculum.calibration import CalibrationRow, TaskMeasure, calibration_table
 from spade.store import RunStore
 
 Series = list[tuple[int, float]]  # (iteration, value), oldest first
@@ -25,6 +27,7 @@ class TaskOutcome:
     claimed: float
     attempts: int
     passed: int
+    proposer: str = "procedural"  # provenance source, with the LLM proposer's mode: "llm:code_first"
 
     @property
     def measured(self) -> float:
@@ -89,7 +92,7 @@ def load_view(store: RunStore) -> RunView:
             "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM tasks"
             " GROUP BY json_extract(json, '$.description'), json_extract(json, '$.signature'))")[0][0],
         rewards=tuple(float(r) for (r,) in store.query("SELECT total FROM rewards")),
-        tasks=_task_outcomes(store),
+        tasks=task_outcomes(store),
         screen_findings=finding_counts(r for (r,) in audit_rows),
         audited=len(audit_rows),
         diversity=_diversity(store),
@@ -115,13 +118,23 @@ def _evals(store: RunStore) -> tuple[EvalPoint, ...]:
                  for it, suite, text in rows)
 
 
-def _task_outcomes(store: RunStore) -> tuple[TaskOutcome, ...]:
+def task_outcomes(store: RunStore) -> tuple[TaskOutcome, ...]:
     rows = store.query(
         "SELECT t.task_id, COALESCE(t.family, 'external'), t.difficulty, COUNT(e.candidate_id),"
-        " COALESCE(SUM(e.status = 'passed'), 0) FROM tasks t JOIN candidates c ON c.task_id = t.task_id"
+        " COALESCE(SUM(e.status = 'passed'), 0), COALESCE(json_extract(t.json, '$.provenance.source'), 'file'),"
+        " json_extract(t.json, '$.provenance.mode') FROM tasks t JOIN candidates c ON c.task_id = t.task_id"
         " JOIN executions e ON e.candidate_id = c.candidate_id GROUP BY t.task_id ORDER BY t.rowid"
     )
-    return tuple(TaskOutcome(tid, fam, float(d), int(n), int(p)) for tid, fam, d, n, p in rows)
+    return tuple(TaskOutcome(tid, fam, float(d), int(n), int(p), f"{src}:{mode}" if mode else str(src))
+                 for tid, fam, d, n, p, src, mode in rows)
+
+
+def calibration(tasks: Sequence[TaskOutcome]) -> list[CalibrationRow]:
+    """Claimed vs measured difficulty per family ("family:NAME") and per proposer ("proposer:SOURCE")."""
+    return calibration_table(
+        [TaskMeasure(f"family:{t.family}", t.claimed, t.attempts, t.passed) for t in tasks]
+        + [TaskMeasure(f"proposer:{t.proposer}", t.claimed, t.attempts, t.passed) for t in tasks]
+    )
 
 
 def _diversity(store: RunStore) -> Series:

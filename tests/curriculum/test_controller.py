@@ -65,3 +65,44 @@ def test_replay_prefers_forgotten_then_unsolved_tasks():
     chosen = choose_replay(history, 3, random.Random(0), exclude=set())
     assert chosen == ["forgot", "never", "shaky"]
     assert choose_replay(history, 5, random.Random(0), exclude={"forgot"})[0] == "never"
+
+
+def _wins(rate, n=8):
+    return [1.0] * round(rate * n) + [0.0] * (n - round(rate * n))
+
+
+def test_replayed_rollouts_at_another_level_stay_out_of_the_window_but_are_measured():
+    ctl = Controller(CFG, ["a"])
+    ctl.observe("a", _wins(0.0), difficulty=0.2)  # a replayed task made at 0.2, failed
+    assert ctl.window_mean("a") is None  # the window at 0.5 is untouched
+    ctl.observe("a", _wins(1.0))
+    assert ctl.window_mean("a") == 1.0
+    assert ctl.measured_success("a") == {0.2: 0.0, 0.5: 1.0}
+
+
+def test_a_move_jumps_to_the_nearest_level_measured_inside_the_band():
+    ctl = Controller(CFG, ["a"])
+    ctl.observe("a", _wins(0.5), difficulty=0.2)  # in band (0.3-0.8)
+    ctl.observe("a", _wins(0.1), difficulty=0.4)  # measured too hard
+    (d,) = _feed(ctl, "a", 0.0, 2)
+    assert d.old_difficulty == 0.5 and d.new_difficulty == 0.2
+    assert "measured success 0.50 at 0.2" in d.reason
+
+
+def test_a_move_steps_past_levels_measured_on_the_same_wrong_side():
+    ctl = Controller(CFG, ["a"])
+    ctl.observe("a", _wins(0.0), difficulty=0.4)
+    ctl.observe("a", _wins(0.1), difficulty=0.3)
+    (d,) = _feed(ctl, "a", 0.0, 2)
+    assert d.new_difficulty == 0.2  # 0.4 and 0.3 are known to be too hard too
+    assert "skipped 0.4, 0.3" in d.reason
+
+
+def test_unmeasured_levels_fall_back_to_one_step_and_levels_survive_a_state_round_trip():
+    ctl = Controller(CFG, ["a"])
+    ctl.observe("a", _wins(0.5, n=2), difficulty=0.2)  # too few rollouts to count as measured
+    (d,) = _feed(ctl, "a", 0.0, 2)
+    assert d.new_difficulty == 0.4
+    back = Controller.from_state(CFG, ctl.to_state())
+    assert back.to_state() == ctl.to_state()
+    assert sorted(back.families["a"].levels) == [0.2, 0.5]

@@ -121,3 +121,23 @@ def test_the_report_renders_in_headless_chromium_without_console_errors(report: 
         assert img.size == (1200, 3000)
         # A blank or broken page has a handful of colours; rendered plots have thousands.
         assert len(img.convert("RGB").getcolors(maxcolors=1 << 20)) > 500
+
+
+def test_calibration_rows_per_family_and_proposer_match_the_task_outcomes(run_dir: Path, report: Path) -> None:
+    from spade.pipeline.status import summarise
+    from spade.report.runview import calibration
+
+    with RunStore(run_dir) as store:
+        view = load_view(store)
+        summary = summarise(store)
+    rows = {r.group: r for r in calibration(view.tasks)}
+    families = {t.family for t in view.tasks}
+    assert set(rows) == {f"family:{f}" for f in families} | {"proposer:file"}  # the test DB's tasks carry no provenance
+    for fam in families:
+        mine = [t for t in view.tasks if t.family == fam]
+        row = rows[f"family:{fam}"]
+        assert row.tasks == len(mine) and row.rollouts == sum(t.attempts for t in mine)
+        assert row.mae == pytest.approx(sum(abs(t.measured - t.claimed) for t in mine) / len(mine))
+    assert [r["group"] for r in summary.calibration] == sorted(rows)
+    html = report.read_text()
+    assert "Difficulty calibration" in html and f"family:{sorted(families)[0]}" in html

@@ -1,0 +1,143 @@
+"""Benchmark: does SPADE's loop make the embedded policy better on problems it never trained on?
+
+Three arms from the same base SmolLM2-135M-Instruct, each given the same CPU-time budget (this process and its
+sandbox workers; fairer than wall time on a shared machine; checked between iterations, so an arm overshoots by
+at most one iteration):
+  coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
+  fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty);
+  none      no training: the base model.
+Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
+checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set and on HumanEval. Printed per
+arm: pass@1 on each suite, rollouts consumed, updates, iterations, wall and CPU seconds. Results are also
+written to OUT/efficacy.json as each arm finishes, so a long run interrupted late keeps what it measured.
+Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minutes 45] [--out runs/efficacy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from spade.config import SpadeConfig, load_config  # noqa: E402
+
+ARMS = ("coevolve", "fixed", "none")
+
+
+def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
+    overrides: dict[str, Any] = {"eval.every": 0, "run.iterations": 1_000_000, "sampling.threads": args.threads,
+                                 "run.seed": args.seed}
+    if arm == "fixed":
+        d = args.fixed_difficulty
+        # A band of [0, 1] is never left, so the controller never moves a family off d.
+        overrides |= {"evolution.initial_difficulty": d, "evolution.success_low": 0.0,
+                      "evolution.success_high": 1.0}
+    return load_config(base, overrides)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its waited-for children (the sandbox workers), user + system."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str, Any]:
+    from spade.pipeline.loop import run
+    from spade.store import RunStore
+
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    run(cfg, run_dir, stop=lambda: cpu_seconds() - cpu > cpu_budget_s)
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    with RunStore(run_dir) as store:
+        counts = {name: store.query(sql)[0][0] for name, sql in {
+            "rollouts": "SELECT COUNT(*) FROM candidates",
+            "iterations": "SELECT COUNT(*) FROM iterations",
+            "updates": "SELECT COUNT(*) FROM updates",
+            "tasks": "SELECT COUNT(*) FROM tasks",
+            "decisions": "SELECT COUNT(*) FROM decisions",
+        }.items()}
+        pass_rate = store.query("SELECT AVG(status = 'passed') FROM executions")[0][0]
+    return {**counts, "train_pass_rate": pass_rate, "train_wall_s": round(wall, 1), "train_cpu_s": round(cpu, 1)}
+
+
+def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
+                 max_new_tokens: int) -> dict[str, Any]:
+    from spade.evaluate.commands import load_policy
+    from spade.evaluate.evaluator import evaluate
+    from spade.evaluate.suites import load_suite
+    from spade.sandbox import SandboxPool
+
+    cfg = cfg.model_copy(update={"sampling": cfg.sampling.model_copy(update={"max_new_tokens": max_new_tokens})})
+    policy = load_policy(cfg, checkpoints)
+    scores: dict[str, Any] = {}
+    with SandboxPool(cfg.executor) as pool:
+        for suite in suites:
+            tasks = load_suite(suite)
+            tasks = tasks[:limit] if limit else tasks
+            started = time.perf_counter()
+            report = evaluate(policy, pool, tasks, samples=1, temperature=0.0, ks=(1,), seed=0, suite=suite)
+            scores[suite] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
+                             "eval_s": round(time.perf_counter() - started, 1)}
+            print(f"  {suite}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
+    return scores
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--minutes", type=float, default=45.0, help="CPU-time training budget per arm, in minutes")
+    p.add_argument("--eval-max-new-tokens", type=int, default=256,
+                   help="token limit when evaluating (HumanEval bodies are longer than the training tasks')")
+    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
+    p.add_argument("--config", type=Path, default=None, help="base config (default: configs/default.yaml)")
+    p.add_argument("--fixed-difficulty", type=float, default=0.5)
+    p.add_argument("--suites", default="builtin,humaneval")
+    p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=Path("runs/efficacy"))
+    args = p.parse_args()
+    arms = [a for a in args.arms.split(",") if a]
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown:
+        sys.exit(f"--arms: unknown arm {unknown[0]!r}; choose from {', '.join(ARMS)}")
+    suites = [s for s in args.suites.split(",") if s]
+    args.out.mkdir(parents=True, exist_ok=True)
+    results_path = args.out / "efficacy.json"
+    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": args.fixed_difficulty, "arms": {}}
+    for arm in arms:
+        cfg = arm_config(args.config, arm, args)
+        print(f"== arm {arm}: {args.minutes} min budget", flush=True)
+        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0}
+        checkpoints = None
+        if arm != "none":
+            row = train_arm(cfg, args.out / arm, 60 * args.minutes)
+            checkpoints = args.out / arm / "checkpoints"
+        row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens)
+        results["arms"][arm] = row
+        results_path.write_text(json.dumps(results, indent=1))
+    print_table(results, suites)
+    print(f"results: {results_path}")
+    print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
+
+
+def print_table(results: dict[str, Any], suites: list[str]) -> None:
+    head = ["arm", *(f"{s} pass@1" for s in suites), "rollouts", "updates", "iters", "wall s", "cpu s"]
+    print(" | ".join(head))
+    for arm, row in results["arms"].items():
+        cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" for s in suites), str(row["rollouts"]),
+                 str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)),
+                 str(row.get("train_cpu_s", 0))]
+        print(" | ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
