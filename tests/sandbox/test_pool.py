@@ -12,6 +12,7 @@ import pytest
 from spade.config import ExecutorConfig, SpadeConfig
 from spade.errors import SandboxError, TaskFormatError
 from spade.sandbox import SandboxPool, UnsafeSandboxWarning, check_isolation, time_limits_for
+from spade.sandbox.job import Job
 from spade.sandbox.layers import host_layers
 from tests.sandbox.conftest import CFG, CORRECT, secret_task
 
@@ -23,6 +24,16 @@ def test_a_killed_worker_is_replaced_and_the_job_retried():
         assert pool.score(secret_task(), CORRECT).score == 1.0
         (after,) = pool.worker_pids()
         assert after != before
+
+
+def test_the_zygote_imports_no_module_that_hooks_every_fork(pool):
+    # threading and random register at-fork hooks that would run in every candidate's child; pyseccomp pulls
+    # both in, so the zygote compiles its filter in a throwaway child instead.
+    probe = ("import sys\n"
+             "def probe():\n"
+             "    return sorted(m for m in ('pyseccomp', 'random', 'threading') if m in sys.modules)\n")
+    raw = pool.run(Job(probe, "probe", ((),), (5.0,), CFG.memory_bytes))
+    assert raw.outcomes[0].value == []
 
 
 def test_isolation_none_warns_on_every_run():

@@ -10,6 +10,7 @@ This file runs inside the sandbox and must import nothing outside the standard l
 from __future__ import annotations
 
 import json
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 MAX_DEPTH = 64
@@ -27,6 +28,11 @@ _NONE, _BOOL, _INT, _FLOAT, _STR = type(None), bool, int, float, str
 _LIST, _TUPLE, _DICT, _SET, _FROZEN, _BYTES = list, tuple, dict, set, frozenset, bytes
 _TAGS = {_LIST: "L", _TUPLE: "T", _SET: "S", _FROZEN: "F"}
 _dumps = json.dumps
+# One C encoder, built once: json.dumps builds a fresh encoder per call, most of the cost for a small value.
+# No circular-reference markers: _tree's output is a fresh, acyclic, depth-limited tree.
+_c_encode = (None if c_make_encoder is None
+             else c_make_encoder(None, None, encode_basestring, None, ":", ",", False, False, True))
+_join = "".join
 
 
 def encode(value: Any) -> str:
@@ -34,12 +40,19 @@ def encode(value: Any) -> str:
     budget = [MAX_ITEMS]
     tree = _tree(value, 0, budget)
     try:
-        text = _dumps(tree, separators=(",", ":"), ensure_ascii=False)
+        text = _dumps_tree(tree)
     except (ValueError, RecursionError) as exc:  # huge ints past the str-conversion limit
         raise Unencodable(f"cannot serialise: {exc}") from None
     if _len(text) > MAX_CHARS:
         raise Unencodable(f"encoded value is {_len(text)} chars, over the {MAX_CHARS} limit")
     return text
+
+
+def _dumps_tree(tree: Any) -> str:
+    """Compact JSON of a tree from _tree, as json.dumps(tree, separators=(",", ":"), ensure_ascii=False) gives."""
+    if _c_encode is None:
+        return _dumps(tree, separators=(",", ":"), ensure_ascii=False)
+    return _join(_c_encode(tree, 0))
 
 
 def _tree(v: Any, depth: int, budget: list[int]) -> Any:

@@ -2,7 +2,7 @@
 
 in: the zygote's settings (slot uid, which layers are on) and the job's memory/time budget.
 out: a process with rlimits, no other fds, a fresh unprivileged uid, no_new_privs and a seccomp filter.
-The filter is compiled to BPF once in the zygote; the child only patches in its pid and installs it.
+The filter is compiled to BPF once, at the zygote's start; each child only patches in its pid and installs it.
 Runs inside the sandbox: standard library and pyseccomp only.
 """
 
@@ -107,7 +107,42 @@ def _close_other_fds(keep: tuple[int, ...]) -> None:
 
 
 def _compile_program() -> bytes:
-    """The filter as raw BPF, compiled once by libseccomp with a placeholder where the child's pid goes."""
+    """The filter as raw BPF, compiled by libseccomp in a throwaway child of the zygote.
+
+    Importing pyseccomp pulls in ctypes.util, subprocess, threading and random, whose at-fork hooks would then
+    run in every candidate's fork (about a millisecond of CPU and a hundred copy-on-write faults each time).
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read_end)
+            view = memoryview(_compile_here())
+            while view:
+                view = view[os.write(write_end, view):]
+            code = 0
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()  # fd 2 is the worker's log
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    try:
+        program = b"".join(iter(lambda: os.read(read_end, 1 << 16), b""))
+    finally:
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise RuntimeError("compiling the seccomp filter failed (see the traceback above)")
+    if not _immediates(program, PID_PLACEHOLDER):
+        raise RuntimeError("seccomp program lacks the pid placeholder; cannot restrict kill()")
+    return program
+
+
+def _compile_here() -> bytes:
+    """The filter as raw BPF, with a placeholder where the child's pid goes."""
     import pyseccomp as sc
 
     f = sc.SyscallFilter(sc.ALLOW)
@@ -130,8 +165,6 @@ def _compile_program() -> bytes:
         program = b"".join(iter(lambda: os.read(fd, 1 << 16), b""))
     finally:
         os.close(fd)
-    if not _immediates(program, PID_PLACEHOLDER):
-        raise RuntimeError("seccomp program lacks the pid placeholder; cannot restrict kill()")
     return program
 
 
