@@ -4,7 +4,8 @@ Three arms from the same base SmolLM2-135M-Instruct, each given the same CPU-tim
 sandbox workers; fairer than wall time on a shared machine; checked between iterations, so an arm overshoots by
 at most one iteration):
   coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
-  fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty);
+  fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty; default the config's
+            initial difficulty, so the two arms start alike and differ only in the controller's moves);
   none      no training: the base model.
 Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
 checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set and on HumanEval. Printed per
@@ -24,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from spade.config import SpadeConfig, load_config  # noqa: E402
 
@@ -36,6 +38,8 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
                                  "run.seed": args.seed}
     if arm == "fixed":
         d = args.fixed_difficulty
+        if d is None:
+            d = load_config(base).evolution.initial_difficulty
         # A band of [0, 1] is never left, so the controller never moves a family off d.
         overrides |= {"evolution.initial_difficulty": d, "evolution.success_low": 0.0,
                       "evolution.success_high": 1.0}
@@ -97,8 +101,8 @@ def main() -> None:
     p.add_argument("--eval-max-new-tokens", type=int, default=256,
                    help="token limit when evaluating (HumanEval bodies are longer than the training tasks')")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
-    p.add_argument("--config", type=Path, default=None, help="base config (default: configs/default.yaml)")
-    p.add_argument("--fixed-difficulty", type=float, default=0.5)
+    p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
+    p.add_argument("--fixed-difficulty", type=float, default=None)
     p.add_argument("--suites", default="builtin,humaneval")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")

@@ -19,6 +19,11 @@ def test_tiny_yaml_loads():
     assert cfg.run.iterations <= 5
 
 
+def test_efficacy_yaml_loads_with_a_controller_that_acts_every_iteration():
+    cfg = load_config(ROOT / "configs" / "efficacy.yaml")
+    assert cfg.evolution.coevolve_every <= cfg.generation.tasks_per_iteration and cfg.evolution.patience == 1
+
+
 def test_write_up_config_is_accepted_as_is(tmp_path):
     # §4.1 of the write-up, verbatim keys and values (YAML reads `network: off` as False).
     (tmp_path / "c.yaml").write_text(
