@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--n", type=int, help="samples per task (default: the largest k)")
     ev.add_argument("--temperature", type=float)
     ev.add_argument("--limit", type=int, help="only the first N tasks of the suite")
-    ev.add_argument("--run-dir", help="also save the report under RUN_DIR/evals/")
+    ev.add_argument("--run-dir", help="also save the report under RUN_DIR/evals/ (and in its database, if a run)")
     ev.add_argument("--config")
 
     ex = sub.add_parser("export", help="training data from a run: sft, dpo, grpo, verl, openrlhf")

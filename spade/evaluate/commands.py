@@ -58,7 +58,21 @@ def eval_command(
     if run_dir is not None:
         path = save_report(run_dir, report, checkpoint_label(checkpoint, samples_path))
         print(f"report written to {path}")
+        record_in_run(run_dir, report, checkpoint_label(checkpoint, samples_path))
     return 0
+
+
+def record_in_run(run_dir: str | Path, report: EvalReport, checkpoint: str) -> None:
+    """When RUN_DIR is a run, the evaluation also goes into its database as suite 'SUITE@CHECKPOINT'."""
+    from spade.store import RunStore
+    from spade.store.db import DB_NAME
+
+    if not (Path(run_dir) / DB_NAME).is_file():
+        return
+    label = f"{report.suite}@{checkpoint}"
+    with RunStore(run_dir) as store:
+        iteration = store.record_eval(label, {**report.to_dict(), "suite": label, "checkpoint": checkpoint})
+    print(f"recorded in {Path(run_dir) / DB_NAME} as {label} at iteration {iteration}")
 
 
 def check_ks(ks: Sequence[int], n: int | None) -> tuple[int, ...]:

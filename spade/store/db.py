@@ -201,6 +201,14 @@ class RunStore:
             history.setdefault(task_id, []).append(float(rate))
         return history
 
+    def record_eval(self, suite: str, report: dict[str, Any]) -> int:
+        """A standalone evaluation (`spade eval --run-dir`), filed under the last committed iteration; the same
+        suite label evaluated again at that iteration replaces the earlier row. Returns the iteration."""
+        iteration = max(self.last_iteration(), 0)
+        self.conn.execute("INSERT OR REPLACE INTO evals(iteration, suite, json) VALUES (?,?,?)",  # one statement:
+                          (iteration, suite, _json(report)))  # atomic in autocommit mode
+        return iteration
+
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
 

@@ -33,6 +33,20 @@ def test_graded_samples_print_pass_at_k_overall_and_per_tag(tmp_path: Path, caps
     assert report["per_task"] == [{"task_id": "builtin/sum_evens", "n": 2, "c": 1}]
 
 
+def test_an_eval_saved_into_a_run_directory_is_recorded_in_its_database(tmp_path: Path) -> None:
+    from spade.store import RunStore
+
+    run_dir = tmp_path / "run"
+    RunStore(run_dir, create=True).close()
+    samples = _samples(tmp_path / "s.jsonl", [("builtin/sum_evens", RIGHT), ("builtin/sum_evens", WRONG)])
+    for _ in range(2):  # the same evaluation again replaces its row
+        assert eval_command("builtin", None, [1, 2], samples, None, None, CFG, run_dir=run_dir) == 0
+    with RunStore(run_dir) as store:
+        rows = store.query("SELECT iteration, suite, json FROM evals")
+    assert [(it, suite) for it, suite, _ in rows] == [(0, "builtin@samples-s")]
+    assert json.loads(rows[0][2])["pass_at_k"] == {"1": 0.5, "2": 1.0}
+
+
 def test_k_above_the_samples_per_task_is_a_config_error(tmp_path: Path) -> None:
     samples = _samples(tmp_path / "s.jsonl", [("builtin/sum_evens", RIGHT)] * 2)
     with pytest.raises(ConfigError, match="--k 8 exceeds the 2 completion"):
