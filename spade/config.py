@@ -137,6 +137,10 @@ class GenerationConfig(_Section):
     """Per-test wall-clock limit for a mutant (at least 20× the reference's CPU time); a timeout counts as caught."""
     dedup_threshold: float = Field(0.85, gt=0, le=1)
     """Estimated Jaccard similarity (MinHash) at or above which a task is a near-duplicate of an indexed one."""
+    compose_on_duplicate: bool = True
+    """A procedural task that turns out a duplicate is retried, in the next attempt, as a variant composed with
+    another family's transform (spade.generate.compose): a family's supply of distinct tasks is finite, its
+    compositions multiply it."""
 
 
 class SamplingConfig(_Section):

@@ -71,6 +71,8 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
     weights = e.controller.family_weights()
     names = sorted(e.families)
     accepted: list[Task] = []
+    duplicates: list[Task] = []  # validated procedural tasks that were duplicates: composed next attempt
+    family_of: dict[str, str | None] = {}  # composed draft -> its seed's family
     started = time.perf_counter()
     for attempt in range(gen.max_attempts):
         need = wanted - len(accepted)
@@ -80,8 +82,10 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
         if e.proposer is not None:
             drafts, batch = propose(e, w, need, first_index)
         else:
-            drafts, batch = [], None
-            for slot in range(need):
+            drafts, batch = composed_retries(e, duplicates[:need], first_index), None
+            family_of = {d.task_id: t.family for d, t in zip(drafts, duplicates)}
+            duplicates.clear()
+            for slot in range(len(drafts), need):
                 family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
                 drafts.append(draft_task(family, e.controller.difficulty(family), cfg.run.seed, first_index + slot,
                                          gen.public_tests, gen.hidden_tests))
@@ -90,6 +94,8 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
         if batch is not None:
             record_proposals(w, batch, outcomes)
         for draft, outcome in zip(drafts, outcomes):
+            if outcome.accepted and draft.task_id in family_of:  # validated as a variant, counted in its family
+                outcome = replace(outcome, task=replace(outcome.task, family=family_of[draft.task_id]))
             if not outcome.accepted:
                 w.rejections.append((draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
                                      "; ".join(outcome.reasons)))
@@ -98,16 +104,34 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
             if verdict.duplicate:
                 w.rejections.append((draft.task_id, draft.family, draft.difficulty, f"duplicate_{verdict.kind}",
                                      f"duplicate of {verdict.of}"))
+                if gen.compose_on_duplicate and batch is None and "composed" not in outcome.task.tags:
+                    duplicates.append(outcome.task)
                 continue
             e.dedup.add(outcome.task)
             accepted.append(outcome.task)
             w.tasks.append((outcome.task, "generated"))
-            w.audit.append(("task", outcome.task.task_id, f"procedural:{draft.family}", "", "accepted"))
+            source = outcome.task.provenance.get("source", "procedural")
+            w.audit.append(("task", outcome.task.task_id, f"{source}:{draft.family}", "", "accepted"))
     e.progress("generate", len(accepted), wanted)
     e.timed("generate", started)
     replayed = [e.store.task(t) for t in replay_ids]
     w.tasks.extend((t, "replay") for t in replayed)
     return accepted + replayed
+
+
+def composed_retries(e: Engine, duplicates: list[Task], first_index: int) -> list[Any]:
+    """Drafts composing each duplicate with a transform from another family (spade.generate.compose). They validate
+    as family-less variants; make_tasks files the accepted ones under the duplicate's family, so the controller
+    measures them there (at their own, higher, claimed difficulty)."""
+    from spade.generate.variants import seed_variant
+
+    gen = e.cfg.generation
+    drafts = []
+    for k, task in enumerate(duplicates):
+        # Index >= 1: a seed's variant 0 is never composed. Distinct per iteration and attempt.
+        drafts.append(seed_variant(task, e.cfg.run.seed, 1 + first_index + k, gen.public_tests, gen.hidden_tests,
+                                   compose=True))
+    return drafts
 
 
 def propose(e: Engine, w: IterationWrite, count: int, first_index: int) -> tuple[list[Any], Any]:
