@@ -104,8 +104,9 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
 
 def _calibration_table(rows: list[dict]) -> Table:
     t = Table(title="difficulty calibration (measured = 1 - pass rate; bias > 0: harder than claimed)")
-    for name in ("group", "tasks", "rollouts", "mean abs. error", "bias", "rank corr."):
-        t.add_column(name, justify="left" if name == "group" else "right")
+    t.add_column("group", no_wrap=True)  # names in full; the numeric columns are the ones to squeeze
+    for name in ("tasks", "rollouts", "mean abs. error", "bias", "rank corr."):
+        t.add_column(name, justify="right")
     for r in rows:
         corr = "—" if r["rank_corr"] is None else f"{r['rank_corr']:+.2f}"
         t.add_row(r["group"], str(r["tasks"]), str(r["rollouts"]), f"{r['mae']:.3f}", f"{r['bias']:+.3f}", corr)
