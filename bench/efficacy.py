@@ -116,7 +116,9 @@ def main() -> None:
     suites = [s for s in args.suites.split(",") if s]
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "efficacy.json"
-    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": args.fixed_difficulty, "arms": {}}
+    fixed = args.fixed_difficulty if args.fixed_difficulty is not None else arm_config(
+        args.config, "fixed", args).evolution.initial_difficulty
+    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
         print(f"== arm {arm}: {args.minutes} min budget", flush=True)
