@@ -111,7 +111,7 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
             accepted.append(outcome.task)
             w.tasks.append((outcome.task, "generated"))
             source = outcome.task.provenance.get("source", "procedural")
-            w.audit.append(("task", outcome.task.task_id, f"{source}:{draft.family}", "", "accepted"))
+            w.audit.append(("task", outcome.task.task_id, f"{source}:{outcome.task.family}", "", "accepted"))
     e.progress("generate", len(accepted), wanted)
     e.timed("generate", started)
     replayed = [e.store.task(t) for t in replay_ids]
