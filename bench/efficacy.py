@@ -116,8 +116,7 @@ def main() -> None:
     suites = [s for s in args.suites.split(",") if s]
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "efficacy.json"
-    fixed = args.fixed_difficulty if args.fixed_difficulty is not None else arm_config(
-        args.config, "fixed", args).evolution.initial_difficulty
+    fixed = arm_config(args.config, "fixed", args).evolution.initial_difficulty  # the level the fixed arm holds
     results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
