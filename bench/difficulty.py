@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -21,6 +22,7 @@ from spade.config import ExecutorConfig, GenerationConfig, SamplingConfig  # noq
 from spade.curriculum.calibration import TaskMeasure, calibration_table  # noqa: E402
 from spade.generate.procedural import draft_task  # noqa: E402
 from spade.generate.registry import family_names  # noqa: E402
+from spade.pipeline.status import calibration_table_view  # noqa: E402
 from spade.policy.embedded import EmbeddedPolicy  # noqa: E402
 from spade.policy.extract import extract_code  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
@@ -61,13 +63,7 @@ def print_calibration(tasks: list, per_task: dict[str, list[bool]]) -> None:
     """Claimed difficulty against measured (1 - pass rate), per family and over the whole mix."""
     measures = [TaskMeasure(group, t.difficulty, len(per_task[t.task_id]), sum(per_task[t.task_id]))
                 for t in tasks for group in (t.family, "all (mix)")]
-    table = Table(title="calibration: measured difficulty = 1 - pass rate (bias > 0: harder than claimed)")
-    for name in ("family", "tasks", "mean abs. error", "bias", "rank corr."):
-        table.add_column(name, justify="left" if name == "family" else "right")
-    for r in calibration_table(measures):
-        table.add_row(r.group, str(r.tasks), f"{r.mae:.3f}", f"{r.bias:+.3f}",
-                      "-" if r.rank_corr is None else f"{r.rank_corr:+.2f}")
-    Console().print(table)
+    Console().print(calibration_table_view([asdict(r) for r in calibration_table(measures)]))
 
 
 def print_table(families: list[str], cells: dict, tok_s: float, n_tasks: int, n_drafts: int) -> None:

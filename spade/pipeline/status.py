@@ -98,11 +98,12 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
         t.add_row(f"difficulty {fam}", f"{diff:.2f}  ({hist})")
     console.print(t)
     if s.calibration:
-        console.print(_calibration_table(s.calibration))
+        console.print(calibration_table_view(s.calibration))
     return 0
 
 
-def _calibration_table(rows: list[dict]) -> Table:
+def calibration_table_view(rows: list[dict]) -> Table:
+    """Calibration rows (CalibrationRow fields, as dicts) as a terminal table; bench/difficulty.py prints it too."""
     t = Table(title="difficulty calibration (measured = 1 - pass rate; bias > 0: harder than claimed)")
     t.add_column("group", no_wrap=True)  # names in full; the numeric columns are the ones to squeeze
     for name in ("tasks", "rollouts", "mean abs. error", "bias", "rank corr."):
