@@ -75,3 +75,26 @@ def _types(v):
     if type(v) is float and math.isnan(v):
         return "nan"
     return type(v)
+
+
+control = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=20,
+)
+
+
+@given(control)
+def test_control_messages_read_back_as_the_json_package_reads_them(value):
+    import json
+
+    text = codec.plain_dumps(value)
+    assert text.isascii()  # lone surrogates are escaped, so the text always encodes to UTF-8
+    assert _types(codec.plain_loads(text)) == _types(json.loads(text))
+    assert _types(codec.plain_loads(json.dumps(value))) == _types(value)  # the host's spaced separators too
+
+
+@pytest.mark.parametrize("text", ["", " 1", "[1] x", "[1", "{'a': 1}", "nul"])
+def test_control_message_parser_refuses_malformed_text(text):
+    with pytest.raises(ValueError):
+        codec.plain_loads(text)

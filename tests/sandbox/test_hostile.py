@@ -180,6 +180,28 @@ def test_state_does_not_survive_into_the_next_run(pool):
         assert pool.run(Job(reader, "f", ((),), (LIMIT,), 256 << 20)).values == [[False, False, []]]
 
 
+def test_a_deep_locked_tree_in_tmp_is_wiped_before_the_next_run(pool):
+    from spade.sandbox import Job
+
+    writer = ("import os\n"
+              "def f():\n"
+              "    os.chdir('/tmp')\n"
+              "    for i in range(400):\n"
+              "        os.mkdir('d')\n"
+              "        os.chdir('d')\n"
+              "        open('x', 'w').write('x')\n"
+              "    os.symlink('/tmp', '/tmp/loop')\n"
+              "    os.mkdir('/tmp/locked')\n"
+              "    open('/tmp/locked/y', 'w').write('y')\n"
+              "    os.chmod('/tmp/locked', 0)\n"
+              "    return 0\n")
+    reader = "import os\ndef f():\n    return sorted(os.listdir('/tmp'))\n"
+    for _ in range(4):  # both workers get a writer before a reader
+        assert pool.run(Job(writer, "f", ((),), (LIMIT,), 256 << 20)).values == [0]
+    for _ in range(4):
+        assert pool.run(Job(reader, "f", ((),), (LIMIT,), 256 << 20)).values == [[]]
+
+
 def test_hard_coded_public_tests_fail_the_hidden_ones(pool):
     task = secret_task()
     public = {tc.args[0]: tc.expected for tc in task.test_cases}

@@ -9,9 +9,11 @@ This file runs inside the sandbox and must import nothing outside the standard l
 
 from __future__ import annotations
 
-import json
-from json.encoder import c_make_encoder, encode_basestring
-from typing import Any
+import _json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 64
 MAX_ITEMS = 200_000
@@ -27,12 +29,45 @@ _type, _len, _repr, _str, _hex = type, len, float.__repr__, str, bytes.hex
 _NONE, _BOOL, _INT, _FLOAT, _STR = type(None), bool, int, float, str
 _LIST, _TUPLE, _DICT, _SET, _FROZEN, _BYTES = list, tuple, dict, set, frozenset, bytes
 _TAGS = {_LIST: "L", _TUPLE: "T", _SET: "S", _FROZEN: "F"}
-_dumps = json.dumps
-# One C encoder, built once: json.dumps builds a fresh encoder per call, most of the cost for a small value.
-# No circular-reference markers: _tree's output is a fresh, acyclic, depth-limited tree.
-_c_encode = (None if c_make_encoder is None
-             else c_make_encoder(None, None, encode_basestring, None, ":", ",", False, False, True))
+# The C halves of the json package, used directly: importing json pulls in re, enum and more, which would
+# inflate the zygote (more memory to copy-on-write in every fork). Built once: json.dumps builds a fresh encoder
+# per call, most of the cost for a small value. No circular-reference markers: _tree's output is a fresh,
+# acyclic, depth-limited tree (and control messages are plain dicts built by our own code).
+_c_encode = _json.make_encoder(None, None, _json.encode_basestring, None, ":", ",", False, False, True)
+_c_encode_ascii = _json.make_encoder(None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True)
 _join = "".join
+_INF = float("inf")
+_CONSTANTS = {"-Infinity": -_INF, "Infinity": _INF, "NaN": _INF - _INF}
+
+
+class _ScanContext:
+    """What the C scanner reads from a json.JSONDecoder: the defaults, spelled out."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+_scan = _json.make_scanner(_ScanContext())
+
+
+def plain_dumps(obj: Any) -> str:
+    """Compact ASCII JSON of plain data built by our own code (control messages): json.dumps without json."""
+    return _join(_c_encode_ascii(obj, 0))
+
+
+def plain_loads(text: str) -> Any:
+    """Parse compact JSON text (no surrounding whitespace) as json.loads would; ValueError when malformed."""
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration as exc:
+        raise ValueError(f"expecting a JSON value at char {exc.value}") from None
+    if end != _len(text):
+        raise ValueError(f"extra data at char {end}")
+    return value
 
 
 def encode(value: Any) -> str:
@@ -50,8 +85,6 @@ def encode(value: Any) -> str:
 
 def _dumps_tree(tree: Any) -> str:
     """Compact JSON of a tree from _tree, as json.dumps(tree, separators=(",", ":"), ensure_ascii=False) gives."""
-    if _c_encode is None:
-        return _dumps(tree, separators=(",", ":"), ensure_ascii=False)
     return _join(_c_encode(tree, 0))
 
 
@@ -87,7 +120,7 @@ def decode(text: str) -> Any:
     if _len(text) > MAX_CHARS:
         raise Unencodable(f"encoded value is {_len(text)} chars, over the {MAX_CHARS} limit")
     try:
-        tree = json.loads(text)
+        tree = plain_loads(text)
         return _value(tree, 0)
     except (ValueError, TypeError, RecursionError, KeyError, IndexError) as exc:
         raise Unencodable(f"malformed encoding: {exc}") from None

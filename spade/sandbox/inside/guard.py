@@ -2,7 +2,8 @@
 
 in: the zygote's settings (slot uid, which layers are on) and the job's memory/time budget.
 out: a process with rlimits, no other fds, a fresh unprivileged uid, no_new_privs and a seccomp filter.
-The filter is compiled to BPF once, at the zygote's start; each child only patches in its pid and installs it.
+The filter is compiled to BPF once, at the zygote's start, in two stages: the zygote installs the first (every
+child inherits it); each child patches its pid into the short second stage and installs it.
 Runs inside the sandbox: standard library and pyseccomp only.
 """
 
@@ -13,24 +14,33 @@ import errno
 import os
 import resource
 import sys
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-# Ordinary libraries probe these; a polite EPERM lets them fail as Python exceptions.
+# The filter comes in two stages. The zygote installs the first at its start; every child inherits it:
+# ordinary libraries probe these, and a polite EPERM lets them fail as Python exceptions.
 _REFUSE = (
     "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
     "fork", "vfork", "execve", "execveat", "tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
 )
-# Nothing a pure function needs; calling one is an attack, so the process dies (SIGSYS, observable).
+# Nothing a pure function (or the zygote) needs; calling one is an attack, so the process dies (SIGSYS).
 _FATAL = (
     "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise",
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
     "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
-    "setgroups", "capset", "bpf", "perf_event_open", "keyctl", "add_key", "request_key",
+    "bpf", "perf_event_open", "keyctl", "add_key", "request_key",
     "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load", "kexec_file_load",
     "init_module", "finit_module", "delete_module", "open_by_handle_at", "name_to_handle_at",
     "userfaultfd", "reboot", "swapon", "swapoff", "syslog", "acct", "quotactl", "iopl", "ioperm",
     "fanotify_init", "lookup_dcookie", "vhangup",
+)
+# The second stage, installed by each child after its uid drop, holds only what the zygote itself needs
+# (changing uid, forking, signalling): a short filter is cheap to install (the kernel checks and JIT-compiles
+# it, and works out its per-syscall cache, on every install).
+_CHILD_FATAL = (
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
+    "setgroups", "capset",
 )
 _REQUIRED = ("clone", "clone3", "kill", "tgkill", "socket", "execve", "ptrace", "fork")
 CLONE_THREAD = 0x00010000
@@ -51,7 +61,7 @@ class Guard:
         self.uid: int = settings["uid"]
         self.nproc: int = settings.get("nproc", 32)
         self.fsize: int = settings.get("fsize", 16 << 20)
-        self.program = _compile_program() if settings["seccomp"] else b""
+        self.base_program, self.program = _compile_programs() if settings["seccomp"] else (b"", b"")
         self.pid_slots = _immediates(self.program, PID_PLACEHOLDER)
         # Everything ctypes needs is built here, once; the child only patches bytes and makes two calls.
         self.libc = ctypes.CDLL(None, use_errno=True)
@@ -59,6 +69,14 @@ class Guard:
         self._buf = (ctypes.c_char * max(1, len(self._code))).from_buffer(self._code) if self.program else None
         self._fprog = _SockFprog(len(self._code) // 8, ctypes.cast(self._buf, ctypes.c_void_p)) if self.program else None
         self._prctl, self._syscall, self._byref = self.libc.prctl, self.libc.syscall, ctypes.byref
+
+    def confine_zygote(self) -> None:
+        """Install the first stage of the filter in this (zygote) process; every child inherits it."""
+        if not self.base_program:
+            return
+        code = bytearray(self.base_program)
+        buf = (ctypes.c_char * len(code)).from_buffer(code)
+        self._load(_SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p)))
 
     def harden(self, keep_fds: tuple[int, ...], mem_bytes: int, cpu_s: float) -> None:
         """Lock this (child) process down; raise on any failure so the child dies before running code."""
@@ -88,12 +106,15 @@ class Guard:
         """Patch in the pid, set no_new_privs, install the filter: far cheaper than libseccomp's load."""
         for off in self.pid_slots:
             self._code[off + 4 : off + 8] = pid.to_bytes(4, sys.byteorder)
+        self._load(self._fprog)
+
+    def _load(self, fprog: _SockFprog) -> None:
         if self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         # SPEC_ALLOW: skip the speculative-store-bypass mitigation the kernel otherwise forces on every
         # seccomp'd task (about 1 ms per run here); cross-process side channels are outside our threat model.
         flags = SECCOMP_FILTER_FLAG_SPEC_ALLOW
-        if self._syscall(SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, flags, self._byref(self._fprog)) != 0:
+        if self._syscall(SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, flags, self._byref(fprog)) != 0:
             raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER) failed")
 
 
@@ -106,8 +127,8 @@ def _close_other_fds(keep: tuple[int, ...]) -> None:
     os.closerange(last, 65536)
 
 
-def _compile_program() -> bytes:
-    """The filter as raw BPF, compiled by libseccomp in a throwaway child of the zygote.
+def _compile_programs() -> tuple[bytes, bytes]:
+    """Both stages of the filter as raw BPF (zygote's, child's), compiled by libseccomp in a throwaway child.
 
     Importing pyseccomp pulls in ctypes.util, subprocess, threading and random, whose at-fork hooks would then
     run in every candidate's fork (about a millisecond of CPU and a hundred copy-on-write faults each time).
@@ -118,7 +139,8 @@ def _compile_program() -> bytes:
         code = 1
         try:
             os.close(read_end)
-            view = memoryview(_compile_here())
+            base, child = _compile_here()
+            view = memoryview(len(base).to_bytes(4, "big") + base + child)
             while view:
                 view = view[os.write(write_end, view):]
             code = 0
@@ -130,42 +152,50 @@ def _compile_program() -> bytes:
             os._exit(code)
     os.close(write_end)
     try:
-        program = b"".join(iter(lambda: os.read(read_end, 1 << 16), b""))
+        data = b"".join(iter(lambda: os.read(read_end, 1 << 16), b""))
     finally:
         os.close(read_end)
     _, status = os.waitpid(pid, 0)
     if status != 0:
         raise RuntimeError("compiling the seccomp filter failed (see the traceback above)")
-    if not _immediates(program, PID_PLACEHOLDER):
+    split = 4 + int.from_bytes(data[:4], "big")
+    base, child = data[4:split], data[split:]
+    if not _immediates(child, PID_PLACEHOLDER):
         raise RuntimeError("seccomp program lacks the pid placeholder; cannot restrict kill()")
-    return program
+    return base, child
 
 
-def _compile_here() -> bytes:
-    """The filter as raw BPF, with a placeholder where the child's pid goes."""
+def _compile_here() -> tuple[bytes, bytes]:
+    """The two stages as raw BPF; the child's has a placeholder where the child's pid goes."""
     import pyseccomp as sc
 
-    f = sc.SyscallFilter(sc.ALLOW)
+    base = sc.SyscallFilter(sc.ALLOW)
     for name in _REFUSE:
-        _rule(f, sc.ERRNO(errno.EPERM), name)
+        _rule(base, sc.ERRNO(errno.EPERM), name)
     for name in _FATAL:
-        _rule(f, sc.KILL_PROCESS, name)
+        _rule(base, sc.KILL_PROCESS, name)
+    child = sc.SyscallFilter(sc.ALLOW)
+    for name in _CHILD_FATAL:
+        _rule(child, sc.KILL_PROCESS, name)
     # fork is a clone without CLONE_THREAD; threads stay allowed.
-    _rule(f, sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    _rule(child, sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
     # ENOSYS (not EPERM) so glibc falls back to clone(), which the rule above can inspect.
-    _rule(f, sc.ERRNO(errno.ENOSYS), "clone3")
+    _rule(child, sc.ERRNO(errno.ENOSYS), "clone3")
     # Signals only to itself: the zygote, other workers and the host are out of reach.
-    _rule(f, sc.ERRNO(errno.EPERM), "kill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
-    _rule(f, sc.ERRNO(errno.EPERM), "tgkill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    _rule(child, sc.ERRNO(errno.EPERM), "kill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    _rule(child, sc.ERRNO(errno.EPERM), "tgkill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    return _export(base), _export(child)
+
+
+def _export(f: Any) -> bytes:
     fd = os.memfd_create("spade-seccomp")
     try:
         with open(fd, "rb", closefd=False) as handle:
             f.export_bpf(handle)
         os.lseek(fd, 0, os.SEEK_SET)
-        program = b"".join(iter(lambda: os.read(fd, 1 << 16), b""))
+        return b"".join(iter(lambda: os.read(fd, 1 << 16), b""))
     finally:
         os.close(fd)
-    return program
 
 
 def _immediates(program: bytes, value: int) -> list[int]:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, NoReturn
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 import codec
 
@@ -35,11 +37,14 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         os.close(out_fd)
         fn = _load(code, entry, res_fd)
         if fn is not None:
+            # Each write carries the previous frame with the next test's start: half the writes, half the
+            # zygote's wake-ups, and the start still reaches the zygote the moment the test begins.
+            pending = frame(b"L", b"")
             for i in range(start, _len(inputs)):
-                _send(res_fd, b"S", str(i).encode())
-                _send(res_fd, *_call(fn, inputs[i]))
+                _write_all(res_fd, pending + frame(b"S", str(i).encode()))
+                pending = frame(*_call(fn, inputs[i]))
                 _flush()
-            _send(res_fd, b"D", b"")
+            _write_all(res_fd, pending + frame(b"D", b""))
     finally:
         _exit(0)
 
@@ -60,8 +65,7 @@ def _load(code: str, entry: str, res_fd: int) -> Any:
     if fn is None or not _callable(fn):
         _send(res_fd, b"X", b"no_entry_point\n" + f"no callable named {entry!r} at module level".encode())
         return None
-    _send(res_fd, b"L", b"")
-    return fn
+    return fn  # the caller reports the load (L) together with the first test's start
 
 
 def _call(fn: Any, args: tuple[Any, ...]) -> tuple[bytes, bytes]:
@@ -90,9 +94,13 @@ def _describe(exc: BaseException) -> bytes:
 
 
 def _send(fd: int, kind: bytes, payload: bytes) -> None:
-    data = memoryview(frame(kind, payload))
-    while data:
-        data = data[_write(fd, data):]
+    _write_all(fd, frame(kind, payload))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[_write(fd, view):]
 
 
 def _flush() -> None:

@@ -12,7 +12,9 @@ import os
 import select
 import signal
 import time
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 import runner
 

@@ -9,9 +9,7 @@ Runs inside bubblewrap (or bare under isolation 'none'); imports only the standa
 from __future__ import annotations
 
 import gc
-import json
 import os
-import shutil
 import signal
 import sys
 
@@ -25,10 +23,11 @@ from guard import Guard  # noqa: E402
 
 
 def main() -> None:
-    settings = json.loads(sys.argv[1])
+    settings = codec.plain_loads(sys.argv[1])
     if settings.get("ext"):
         sys.path.append(settings["ext"])
     guard = Guard(settings)
+    guard.confine_zygote()
     # The control pipes move to private fds so a child can never inherit them as 0/1.
     cin, cout = os.dup(0), os.dup(1)
     null = os.open("/dev/null", os.O_RDWR)
@@ -52,16 +51,32 @@ def main() -> None:
 def _cleanup(settings: dict) -> None:
     if settings["drop_uid"]:
         _kill_uid(settings["uid"])
-    tmp = settings["tmp"]
-    for name in os.listdir(tmp):
-        path = os.path.join(tmp, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
+    _empty(settings["tmp"])
+
+
+def _empty(top: str) -> None:
+    """Remove everything under `top`, never following a symlink; iterative, so no tree is too deep for it."""
+    pending, dirs = [top], []
+    while pending:
+        path = pending.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                os.unlink(path)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                    dirs.append(entry.path)
+                else:
+                    os.unlink(entry.path)
             except OSError:
                 pass
+    for path in reversed(dirs):  # children were found after their parents
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
 
 
 def _kill_uid(uid: int) -> None:
@@ -77,7 +92,7 @@ def _kill_uid(uid: int) -> None:
 
 
 def _send(fd: int, message: dict) -> None:
-    data = json.dumps(message).encode()
+    data = codec.plain_dumps(message).encode()
     view = memoryview(len(data).to_bytes(4, "big") + data)
     while view:
         view = view[os.write(fd, view):]
@@ -88,7 +103,7 @@ def _receive(fd: int) -> dict | None:
     if head is None:
         return None
     body = _read_exact(fd, int.from_bytes(head, "big"))
-    return None if body is None else json.loads(body)
+    return None if body is None else codec.plain_loads(body.decode())
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:
