@@ -52,6 +52,7 @@ class SandboxPool:
         self._uid0 = UID_BASE + block * UID_BLOCK
         n = cfg.worker_count
         self._tmpfs = cfg.tmpfs_size_mb << 20
+        self._memory_bytes = cfg.memory_bytes
         self._free: queue.Queue[tuple[int, Worker]] = queue.Queue()
         self._all: dict[int, Worker] = {}
         self._lock = threading.Lock()
@@ -140,7 +141,7 @@ class SandboxPool:
                 "give one limit per test (public then hidden) or None"
             )
         return Job(code=code, entry_point=task.entry_point, inputs=tuple(tuple(t.args) for t in tests),
-                   time_limits=limits, memory_bytes=self.cfg.memory_bytes, total_timeout=self.cfg.timeout,
+                   time_limits=limits, memory_bytes=self._memory_bytes, total_timeout=self.cfg.timeout,
                    max_output_bytes=self.cfg.max_output_bytes)
 
     def score(self, task: Task, code: str, time_limits: Sequence[float] | None = None) -> ExecResult:
@@ -182,8 +183,11 @@ def _raw_run(reply: dict, n: int) -> RawRun:
                   load_status=load.get("status"), load_error=load.get("error"), events=tuple(reply["events"]))
 
 
+_KINDS = {kind.value: kind for kind in OutcomeKind}
+
+
 def _raw_outcome(t: dict) -> RawOutcome:
-    kind = OutcomeKind(t["kind"])
+    kind = _KINDS[t["kind"]]
     if kind is not OutcomeKind.VALUE:
         return RawOutcome(kind, error=t.get("error"))
     try:

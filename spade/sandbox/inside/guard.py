@@ -49,6 +49,9 @@ SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
 PID_PLACEHOLDER = 0x5EC0_5EC0  # above pid_max (4194304), so it can only be the placeholder
 
 
+_FIXED_LIMITS = {resource.RLIMIT_NOFILE: (64, 64), resource.RLIMIT_CORE: (0, 0), resource.RLIMIT_MEMLOCK: (0, 0)}
+
+
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -71,7 +74,12 @@ class Guard:
         self._prctl, self._syscall, self._byref = self.libc.prctl, self.libc.syscall, ctypes.byref
 
     def confine_zygote(self) -> None:
-        """Install the first stage of the filter in this (zygote) process; every child inherits it."""
+        """Limits that are the same for every child, set once here (children inherit them through fork), and
+        the first stage of the filter."""
+        for which, pair in _FIXED_LIMITS.items():
+            resource.setrlimit(which, pair)
+        if self.drop_uid:
+            os.setgroups([])
         if not self.base_program:
             return
         code = bytearray(self.base_program)
@@ -80,23 +88,16 @@ class Guard:
 
     def harden(self, keep_fds: tuple[int, ...], mem_bytes: int, cpu_s: float) -> None:
         """Lock this (child) process down; raise on any failure so the child dies before running code."""
-        os.setsid()  # own session and process group: the zygote kills the whole group
+        # Its own process group, which the zygote kills whole (not setsid: a session per child would also make
+        # the scheduler create an autogroup per child).
+        os.setpgid(0, 0)
         _close_other_fds(keep_fds)
         cpu = max(1, int(cpu_s) + 1)
-        limits = {
-            resource.RLIMIT_CPU: (cpu, cpu + 1),
-            resource.RLIMIT_AS: (mem_bytes, mem_bytes),
-            resource.RLIMIT_FSIZE: (self.fsize, self.fsize),
-            resource.RLIMIT_NOFILE: (64, 64),
-            resource.RLIMIT_CORE: (0, 0),
-            resource.RLIMIT_MEMLOCK: (0, 0),
-        }
-        if self.drop_uid:  # RLIMIT_NPROC is not enforced for root
-            limits[resource.RLIMIT_NPROC] = (self.nproc, self.nproc)
-        for which, pair in limits.items():
-            resource.setrlimit(which, pair)
-        if self.drop_uid:
-            os.setgroups([])
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.fsize, self.fsize))
+        if self.drop_uid:  # RLIMIT_NPROC is not enforced for root; supplementary groups went in the zygote
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
             os.setresgid(self.uid, self.uid, self.uid)
             os.setresuid(self.uid, self.uid, self.uid)
         if self.program:

@@ -67,6 +67,7 @@ class JobRun:
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
         limits = self.job["limits"]
+        watch = _Watch(self, start, res_r, out_r)  # built before the fork: its writes cost no copy-on-write
         pid = os.fork()
         if pid == 0:
             os.close(res_r)
@@ -83,7 +84,6 @@ class JobRun:
         os.close(res_w)
         os.close(out_w)
         try:
-            watch = _Watch(self, start, res_r, out_r)
             resume = watch.follow()
         finally:
             status, usage = _kill_and_reap(pid)
@@ -115,14 +115,14 @@ class _Watch:
         self.finished = False
         self.reason = ""
         self.buf = bytearray()
+        self.poller = select.poll()
+        self.poller.register(res_r, select.POLLIN)
+        self.poller.register(out_r, select.POLLIN)
         # Loading gets a second of grace on top of a test's limit: a fork on a busy host can be slow to start.
         self.deadline = min(time.monotonic() + max(run.job["limits"]) + LOAD_GRACE_S, run.deadline)
 
     def follow(self) -> int:
-        poller = select.poll()
-        poller.register(self.res_r, select.POLLIN)
-        poller.register(self.out_r, select.POLLIN)
-        open_fds = {self.res_r, self.out_r}
+        poller, open_fds = self.poller, {self.res_r, self.out_r}
         while self.res_r in open_fds and not self.finished:
             left = self.deadline - time.monotonic()
             if left <= 0:
