@@ -1,16 +1,19 @@
 """Benchmark: the write-up's prototype executor vs SPADE's sandbox (strict and none), in one run.
 
 Workload: 200 candidates × 10 tests of simple functions: ~55% passing, ~20% wrong, ~20% raising, ~5% infinite
-loops. Each executor gets the same parallelism (one lane per worker). Prints executions (candidates) per second,
-the ratios, and the ratios on the non-timeout part of the workload alone.
-Run: .venv/bin/python bench/sandbox.py
+loops. Each executor gets the same parallelism (one lane per worker). Prints executions (candidates) per second and
+the ratios: once for the whole workload, then per round for the non-timeout part alone, and the medians over the
+rounds (a round of SPADE takes under a second, so one round alone is at the mercy of a noisy host).
+Run: .venv/bin/python bench/sandbox.py [--rounds 5]
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import random
+import statistics
 import sys
 import time
 import warnings
@@ -78,30 +81,47 @@ def run_spade(pool: SandboxPool, items: list[tuple[Task, str, str]]) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds over the non-timeout part; each runs the three executors in turn (default 5)")
+    args = parser.parse_args()
     logging.getLogger("spade.sandbox").setLevel(logging.ERROR)
     warnings.simplefilter("ignore", UnsafeSandboxWarning)
     lanes = os.cpu_count() or 1
     items = workload()
     fast = [x for x in items if x[2] != "timeout"]
     pools = {iso: SandboxPool(ExecutorConfig(isolation=iso, workers=lanes, timeout=30)) for iso in ("strict", "none")}
+    names = ("prototype", "strict", "none")
+
+    def timed(name: str, part: list[tuple[Task, str, str]]) -> float:
+        return run_prototype(part, lanes) if name == "prototype" else run_spade(pools[name], part)
+
     try:
         for pool in pools.values():  # warm-up, untimed
             run_spade(pool, fast[:10])
-        rows = []
-        for label, part in (("whole workload", items), ("non-timeout part", fast)):
-            times = {"prototype": run_prototype(part, lanes)}
-            for iso, pool in pools.items():
-                times[iso] = run_spade(pool, part)
-            rows.append((label, len(part), times))
+        whole = {name: len(items) / timed(name, items) for name in names}
+        rounds = []
+        for r in range(args.rounds):  # the order rotates, so no executor always runs first
+            order = names[r % 3:] + names[: r % 3]
+            rounds.append({name: len(fast) / timed(name, fast) for name in order})
     finally:
         for pool in pools.values():
             pool.close()
     print(f"{lanes} lanes, {N_CANDIDATES} candidates × {N_TESTS} tests, per-test limit {TIME_LIMIT}s")
-    for label, n, t in rows:
-        rate = {k: n / v for k, v in t.items()}
-        print(f"{label} ({n} candidates): prototype {rate['prototype']:.1f}/s, strict {rate['strict']:.1f}/s, "
-              f"none {rate['none']:.1f}/s | strict/prototype {rate['strict'] / rate['prototype']:.1f}x, "
-              f"none/strict {rate['none'] / rate['strict']:.2f}x")
+    print(f"whole workload ({len(items)} candidates, one round): " + _line(whole))
+    for i, rate in enumerate(rounds, 1):
+        print(f"non-timeout part ({len(fast)} candidates), round {i}: " + _line(rate))
+    median = {name: statistics.median(r[name] for r in rounds) for name in names}
+    ratio = statistics.median(r["strict"] / r["prototype"] for r in rounds)
+    closeness = statistics.median(r["none"] / r["strict"] for r in rounds)
+    print(f"non-timeout part, median of {len(rounds)} rounds: prototype {median['prototype']:.1f}/s, "
+          f"strict {median['strict']:.1f}/s, none {median['none']:.1f}/s | strict/prototype {ratio:.1f}x, "
+          f"none/strict {closeness:.2f}x (medians of the per-round ratios)")
+
+
+def _line(rate: dict[str, float]) -> str:
+    return (f"prototype {rate['prototype']:.1f}/s, strict {rate['strict']:.1f}/s, none {rate['none']:.1f}/s | "
+            f"strict/prototype {rate['strict'] / rate['prototype']:.1f}x, none/strict {rate['none'] / rate['strict']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -29,11 +29,8 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
     """Never returns: the child leaves through os._exit so no exit handler of the candidate runs."""
     try:
         _send(res_fd, b"G", b"")
-        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 1)  # stdin (fd 0) is already /dev/null: the zygote's, inherited
         os.dup2(out_fd, 2)
-        null = os.open("/dev/null", os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
         os.close(out_fd)
         fn = _load(code, entry, res_fd)
         if fn is not None:
