@@ -116,3 +116,34 @@ def test_sandbox_check_command_marks_each_layer(capsys):
     assert sandbox_check_command(SpadeConfig()) == 0
     out = capsys.readouterr().out
     assert out.count("✓") == 7 and "seccomp" in out
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process below pid, from /proc."""
+    parents: dict[int, list[int]] = {}
+    states: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+            states[int(entry)] = fields[0]
+    found, stack = [], list(parents.get(pid, []))
+    while stack:
+        p = stack.pop()
+        found.append((p, states[p]))
+        stack += parents.get(p, [])
+    return found
+
+
+def test_the_child_forked_ahead_is_reaped_when_a_job_has_no_test():
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        (worker,) = pool.worker_pids()
+        for _ in range(5):
+            assert pool.run(Job(CORRECT, "solve", (), (), CFG.memory_bytes)).outcomes == ()
+        assert pool.score(secret_task(), CORRECT).score == 1.0
+        tree = _descendants(worker)
+        # bwrap's two processes, the zygote and the one child waiting for the next job; nothing else, no zombie
+        assert len(tree) <= 4 and all(state != "Z" for _, state in tree), tree

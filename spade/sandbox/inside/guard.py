@@ -1,6 +1,6 @@
 """Per-candidate hardening, applied in the freshly forked child before any candidate code runs.
 
-in: the zygote's settings (slot uid, which layers are on) and the job's memory/time budget.
+in: the zygote's settings (slot uid, which layers are on); later the job's memory/time budget.
 out: a process with rlimits, no other fds, a fresh unprivileged uid, no_new_privs and a seccomp filter.
 The filter is compiled to BPF once, at the zygote's start, in two stages: the zygote installs the first (every
 child inherits it); each child patches its pid into the short second stage and installs it.
@@ -86,15 +86,12 @@ class Guard:
         buf = (ctypes.c_char * len(code)).from_buffer(code)
         self._load(_SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p)))
 
-    def harden(self, keep_fds: tuple[int, ...], mem_bytes: int, cpu_s: float) -> None:
-        """Lock this (child) process down; raise on any failure so the child dies before running code."""
+    def harden(self, keep_fds: tuple[int, ...]) -> None:
+        """Lock this (child) process down before it knows its job; raise on any failure so the child dies."""
         # Its own process group, which the zygote kills whole (not setsid: a session per child would also make
         # the scheduler create an autogroup per child).
         os.setpgid(0, 0)
         _close_other_fds(keep_fds)
-        cpu = max(1, int(cpu_s) + 1)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.fsize, self.fsize))
         if self.drop_uid:  # RLIMIT_NPROC is not enforced for root; supplementary groups went in the zygote
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
@@ -102,6 +99,14 @@ class Guard:
             os.setresuid(self.uid, self.uid, self.uid)
         if self.program:
             self._install(os.getpid())
+
+    @staticmethod
+    def limit(mem_bytes: int, cpu_s: float) -> None:
+        """The job's own limits, once it is known. Soft and hard alike, so the candidate cannot raise them;
+        lowering a limit needs no privilege, so this works after the uid drop and under the filter."""
+        cpu = max(1, int(cpu_s) + 1)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
 
     def _install(self, pid: int) -> None:
         """Patch in the pid, set no_new_privs, install the filter: far cheaper than libseccomp's load."""

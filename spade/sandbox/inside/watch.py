@@ -1,6 +1,6 @@
-"""Zygote side of one job: fork children, enforce per-test deadlines, reap with wait4.
+"""Zygote side of one job: fork children, hand them the job, enforce per-test deadlines, reap with wait4.
 
-in: a decoded job (code, entry, inputs, per-test limits, total limit, memory) and the Guard.
+in: a job (code, entry, encoded inputs, per-test limits, total limit, memory), the Guard, maybe a spare child.
 out: a plain dict: per-test outcomes (kind, encoded value, error), load status, kernel-measured CPU time and
 peak RSS (wait4 rusage), wall time, output bytes, events. A test that times out or dies costs one re-fork;
 the remaining tests run in a fresh child. Clocks here are the zygote's, out of the candidate's reach.
@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+import codec
 import runner
 
 MAX_FRAME = 4_100_000
@@ -28,13 +29,82 @@ class HardeningFailed(RuntimeError):
     """The child could not lock itself down: an infrastructure failure, never the candidate's doing."""
 
 
-class JobRun:
-    """Accumulates one job's outcomes across forks."""
+class Child:
+    """A forked child, hardened (process group, fds, uid, filter) and blocked reading its job from a pipe.
 
-    def __init__(self, job: dict[str, Any], inputs: list[tuple[Any, ...]], guard: Any) -> None:
-        self.job, self.inputs, self.guard = job, inputs, guard
-        n = len(inputs)
-        self.outcomes: list[dict[str, Any]] = [{"kind": "not_run"} for _ in range(n)]
+    The zygote forks the next child as soon as it has answered a job, so the fork and the hardening overlap
+    the host's turn (grading, sending the next job) instead of lengthening the next job.
+    """
+
+    def __init__(self, guard: Any) -> None:
+        job_r, self.job_w = os.pipe()
+        self.res_r, res_w = os.pipe()
+        self.out_r, out_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            code = 70  # hardening failed: die before any candidate code runs
+            try:
+                for fd in (self.job_w, self.res_r, self.out_r):
+                    os.close(fd)
+                guard.harden((job_r, res_w, out_w))
+                task = _read_job(job_r)
+                if task is None:  # the zygote went away, or dropped this child unused
+                    code = 0
+                else:
+                    inputs = [codec.decode(text) for text in task["inputs"]]
+                    guard.limit(int(task["mem"]), float(task["cpu"]))
+                    runner.run(task["code"], task["entry"], inputs, int(task["start"]), res_w, out_w)
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()  # fd 2 is still the zygote's log here
+            finally:
+                os._exit(code)
+        for fd in (job_r, res_w, out_w):
+            os.close(fd)
+
+    def give(self, job: dict[str, Any], start: int) -> None:
+        """Hand over the job (tests start.. onwards); the child starts on end of file."""
+        limits = job["limits"]
+        task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
+                "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
+        view = memoryview(codec.plain_dumps(task).encode())
+        try:
+            while view:
+                view = view[os.write(self.job_w, view):]
+        except BrokenPipeError:  # it died waiting: the watch sees it end before confirming its hardening
+            pass
+        finally:
+            os.close(self.job_w)
+
+    def end(self) -> None:
+        """Kill, reap and close a child that never got its job."""
+        _kill_and_reap(self.pid)
+        self.close()
+
+    def close(self) -> None:
+        for fd in (self.job_w, self.res_r, self.out_r):
+            try:
+                os.close(fd)
+            except OSError:  # job_w is closed once the job was given
+                pass
+
+
+def _read_job(fd: int) -> dict[str, Any] | None:
+    parts = []
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    os.close(fd)
+    return codec.plain_loads(b"".join(parts).decode()) if parts else None
+
+
+class JobRun:
+    """Accumulates one job's outcomes across children; `spare` is a child forked ahead for it, if any."""
+
+    def __init__(self, job: dict[str, Any], guard: Any, spare: Child | None = None) -> None:
+        self.job, self.guard, self.spare = job, guard, spare
+        self.n = len(job["inputs"])
+        self.outcomes: list[dict[str, Any]] = [{"kind": "not_run"} for _ in range(self.n)]
         self.load: dict[str, str] | None = None
         self.cpu = 0.0
         self.maxrss = 0
@@ -46,11 +116,15 @@ class JobRun:
 
     def execute(self) -> dict[str, Any]:
         i = 0
-        while i < len(self.inputs) and self.load is None:
-            if time.monotonic() >= self.deadline:
-                self._total_timeout(i)
-                break
-            i = self._fork_from(i)
+        try:
+            while i < self.n and self.load is None:
+                if time.monotonic() >= self.deadline:
+                    self._total_timeout(i)
+                    break
+                i = self._run_from(i)
+        finally:
+            if self.spare is not None:  # never used (no test to run)
+                self.spare.end()
         return {
             "tests": self.outcomes, "load": self.load, "cpu": self.cpu, "maxrss": self.maxrss,
             "wall": time.monotonic() - self.start, "out_bytes": self.out_bytes,
@@ -58,38 +132,21 @@ class JobRun:
         }
 
     def _total_timeout(self, i: int) -> None:
-        for j in range(i, len(self.inputs)):
+        for j in range(i, self.n):
             self.outcomes[j] = {"kind": "timeout", "error": "the candidate's total time limit was reached"}
         self.events.append("total_timeout")
 
-    def _fork_from(self, start: int) -> int:
-        """Run tests start.. in one child; return the index to resume from (len(inputs) when done)."""
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        limits = self.job["limits"]
-        watch = _Watch(self, start, res_r, out_r)  # built before the fork: its writes cost no copy-on-write
-        pid = os.fork()
-        if pid == 0:
-            os.close(res_r)
-            os.close(out_r)
-            try:
-                self.guard.harden((res_w, out_w), int(self.job["mem"]), sum(limits[start:]) + max(limits))
-                runner.run(self.job["code"], self.job["entry"], self.inputs, start, res_w, out_w)
-            except BaseException:
-                import traceback
-
-                traceback.print_exc()  # fd 2 is still the zygote's log here
-            finally:
-                os._exit(70)  # hardening failed: die before any candidate code runs
-        os.close(res_w)
-        os.close(out_w)
+    def _run_from(self, start: int) -> int:
+        """Run tests start.. in one child; return the index to resume from (n when done)."""
+        child, self.spare = self.spare or Child(self.guard), None
+        watch = _Watch(self, start, child.res_r, child.out_r)
+        child.give(self.job, start)
         try:
             resume = watch.follow()
         finally:
-            status, usage = _kill_and_reap(pid)
-            _drain(self, out_r)
-            os.close(res_r)
-            os.close(out_r)
+            status, usage = _kill_and_reap(child.pid)
+            _drain(self, child.out_r)
+            child.close()
         self.cpu += usage.ru_utime + usage.ru_stime
         self.maxrss = max(self.maxrss, usage.ru_maxrss)
         return watch.settle(resume, status)
@@ -178,7 +235,7 @@ class _Watch:
             run.outcomes[self.current] = {"kind": _KINDS[kind], key: text}
             self.current, self.next = None, self.next + 1
             self.deadline = min(now + max(run.job["limits"]), run.deadline)
-        elif kind == b"D" and self.current is None and self.next == len(run.inputs):
+        elif kind == b"D" and self.current is None and self.next == run.n:
             self.finished = True
         else:
             self.reason = "protocol"
@@ -190,13 +247,13 @@ class _Watch:
             run.events.append("killed_by_signal")
             run.events.append(_SIGNAL_EVENTS.get(os.WTERMSIG(status), "killed_by_signal"))
         if self.finished:
-            return len(run.inputs)
+            return run.n
         if not self.guarded:
             raise HardeningFailed(f"a sandbox child failed before running candidate code ({_how(status)})")
         if not self.loaded:
             what = "timed out" if self.reason == "timeout" else "died"
             run.load = {"status": "load_error", "error": f"the module {what} while loading ({_how(status)})"}
-            return len(run.inputs)
+            return run.n
         if self.reason == "protocol":
             run.events.append("protocol_violation")
         failed = self.current if self.current is not None else self.next

@@ -34,18 +34,19 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the host went away: die quietly
+    # SIGPIPE stays ignored (Python's default): a child that died before taking its job must not kill us.
     gc.freeze()  # the zygote's objects stay out of children's collections: fewer copy-on-write faults per fork
     _send(cout, {"ready": True, "pid": os.getpid()})
+    spare = watch.Child(guard)
     while (job := _receive(cin)) is not None:
         try:
-            inputs = [codec.decode(text) for text in job["inputs"]]
-            result = watch.JobRun(job, inputs, guard).execute()
+            result = watch.JobRun(job, guard, spare).execute()
         except watch.HardeningFailed as exc:
             result = {"fatal": str(exc)}
         finally:
-            _cleanup(settings)
+            _cleanup(settings)  # before the next child exists: it kills every process of the slot uid
         _send(cout, result)
+        spare = watch.Child(guard)  # forked now, it hardens while the host grades and sends the next job
 
 
 def _cleanup(settings: dict) -> None:
@@ -94,8 +95,11 @@ def _kill_uid(uid: int) -> None:
 def _send(fd: int, message: dict) -> None:
     data = codec.plain_dumps(message).encode()
     view = memoryview(len(data).to_bytes(4, "big") + data)
-    while view:
-        view = view[os.write(fd, view):]
+    try:
+        while view:
+            view = view[os.write(fd, view):]
+    except BrokenPipeError:  # the host went away: leave quietly
+        os._exit(0)
 
 
 def _receive(fd: int) -> dict | None:
