@@ -29,6 +29,8 @@ _type, _len, _repr, _str, _hex = type, len, float.__repr__, str, bytes.hex
 _NONE, _BOOL, _INT, _FLOAT, _STR = type(None), bool, int, float, str
 _LIST, _TUPLE, _DICT, _SET, _FROZEN, _BYTES = list, tuple, dict, set, frozenset, bytes
 _TAGS = {_LIST: "L", _TUPLE: "T", _SET: "S", _FROZEN: "F"}
+_SCALARS = frozenset((_NONE, _BOOL, _INT, _FLOAT, _STR))  # exact types: a subclass is never in this set
+_NODES = frozenset((_LIST, _DICT))  # what a decoded JSON tree holds besides scalars
 # The C halves of the json package, used directly: importing json pulls in re, enum and more, which would
 # inflate the zygote (more memory to copy-on-write in every fork). Built once: json.dumps builds a fresh encoder
 # per call, most of the cost for a small value. No circular-reference markers: _tree's output is a fresh,
@@ -105,6 +107,11 @@ def _tree(v: Any, depth: int, budget: list[int]) -> Any:
         return ["B", _hex(v)]
     tag = _TAGS.get(t)
     if tag is not None:
+        if _SCALARS.issuperset(map(_type, v)):  # flat (the common case): no call per item
+            budget[0] -= _len(v)
+            if budget[0] < 0:
+                raise Unencodable(f"more than {MAX_ITEMS} items")
+            return [tag, *v]
         return [tag, *[_tree(x, depth + 1, budget) for x in v]]
     if t is _DICT:
         out: list[Any] = ["D"]
@@ -137,7 +144,8 @@ def _value(node: Any, depth: int) -> Any:
     tag, items = node[0], node[1:]
     if tag == "B":
         return bytes.fromhex(items[0])
-    values = [_value(x, depth + 1) for x in items]
+    # Flat (the common case): JSON scalars are already the values; no call per item.
+    values = items if _NODES.isdisjoint(map(_type, items)) else [_value(x, depth + 1) for x in items]
     if tag == "L":
         return values
     if tag == "T":
