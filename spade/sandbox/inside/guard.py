@@ -82,6 +82,9 @@ class Guard:
             os.setgroups([])
         if not self.base_program:
             return
+        # no_new_privs (which a filter requires) is inherited by every child and can never be unset there.
+        if self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         code = bytearray(self.base_program)
         buf = (ctypes.c_char * len(code)).from_buffer(code)
         self._load(_SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p)))
@@ -109,14 +112,13 @@ class Guard:
         resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
 
     def _install(self, pid: int) -> None:
-        """Patch in the pid, set no_new_privs, install the filter: far cheaper than libseccomp's load."""
+        """Patch in the pid and install the filter (no_new_privs comes from the zygote): far cheaper than
+        libseccomp's load. Without no_new_privs the kernel refuses the filter, and the child dies."""
         for off in self.pid_slots:
             self._code[off + 4 : off + 8] = pid.to_bytes(4, sys.byteorder)
         self._load(self._fprog)
 
     def _load(self, fprog: _SockFprog) -> None:
-        if self._prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         # SPEC_ALLOW: skip the speculative-store-bypass mitigation the kernel otherwise forces on every
         # seccomp'd task (about 1 ms per run here); cross-process side channels are outside our threat model.
         flags = SECCOMP_FILTER_FLAG_SPEC_ALLOW
