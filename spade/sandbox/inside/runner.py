@@ -1,7 +1,8 @@
 """The candidate side of one fork: load the module, call the entry point per test, report on a pipe.
 
 in: code, entry point name, decoded inputs, the first test index, the result fd and the output fd.
-out: frames on the result fd (4-byte length, 1-byte kind, payload); stdout/stderr go to the output fd.
+out: frames on the result fd (4-byte length, 1-byte kind, payload: G hardened, X load failed or L loaded, then
+one outcome per test); stdout/stderr go to the output fd.
 Expected values never reach this process; it only reports what the function returned.
 """
 
@@ -34,14 +35,13 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         os.close(out_fd)
         fn = _load(code, entry, res_fd)
         if fn is not None:
-            # Each write carries the previous frame with the next test's start: half the writes, half the
-            # zygote's wake-ups, and the start still reaches the zygote the moment the test begins.
-            pending = frame(b"L", b"")
+            # L starts test `start`; each outcome ends its test and starts the next, so the zygote times every
+            # test from frames it gets the moment they happen, one write per test.
+            _send(res_fd, b"L", b"")
             for i in range(start, _len(inputs)):
-                _write_all(res_fd, pending + frame(b"S", str(i).encode()))
-                pending = frame(*_call(fn, inputs[i]))
+                result = frame(*_call(fn, inputs[i]))
                 _flush()
-            _write_all(res_fd, pending + frame(b"D", b""))
+                _write_all(res_fd, result)
     finally:
         _exit(0)
 

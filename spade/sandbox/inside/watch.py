@@ -65,7 +65,7 @@ class Child:
 
     def give(self, job: dict[str, Any], start: int) -> None:
         """Hand over the job (tests start.. onwards); the child starts on end of file."""
-        limits = job["limits"]
+        limits = [float(limit) for limit in job["limits"]]
         task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
                 "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
         view = memoryview(codec.plain_dumps(task).encode())
@@ -104,6 +104,7 @@ class JobRun:
     def __init__(self, job: dict[str, Any], guard: Any, spare: Child | None = None) -> None:
         self.job, self.guard, self.spare = job, guard, spare
         self.n = len(job["inputs"])
+        self.limits = [float(limit) for limit in job["limits"]]
         self.outcomes: list[dict[str, Any]] = [{"kind": "not_run"} for _ in range(self.n)]
         self.load: dict[str, str] | None = None
         self.cpu = 0.0
@@ -161,12 +162,12 @@ class JobRun:
 
 
 class _Watch:
-    """Follows one child's frames; decides which test is current and when its deadline falls."""
+    """Follows one child's frames: G (hardened), then X (load failed) or L (loaded: the first test starts),
+    then one outcome per test (V value, E exception, M memory, U unencodable), each starting the next test."""
 
     def __init__(self, run: JobRun, start: int, res_r: int, out_r: int) -> None:
         self.run, self.res_r, self.out_r = run, res_r, out_r
-        self.next = start  # the next test this child must announce
-        self.current: int | None = None
+        self.next = start  # the test running once loaded: its outcome is the next frame
         self.guarded = False  # the child confirmed its hardening, before any candidate code ran
         self.loaded = False
         self.finished = False
@@ -176,7 +177,7 @@ class _Watch:
         self.poller.register(res_r, select.POLLIN)
         self.poller.register(out_r, select.POLLIN)
         # Loading gets a second of grace on top of a test's limit: a fork on a busy host can be slow to start.
-        self.deadline = min(time.monotonic() + max(run.job["limits"]) + LOAD_GRACE_S, run.deadline)
+        self.deadline = min(time.monotonic() + max(run.limits) + LOAD_GRACE_S, run.deadline)
 
     def follow(self) -> int:
         poller, open_fds = self.poller, {self.res_r, self.out_r}
@@ -200,42 +201,43 @@ class _Watch:
         return self.next
 
     def _frames(self) -> None:
-        while len(self.buf) >= 4 and not self.finished and not self.reason:
-            size = int.from_bytes(self.buf[:4], "big")
+        buf = self.buf
+        while len(buf) >= 4 and not self.finished and not self.reason:
+            size = int.from_bytes(buf[:4], "big")
             if size < 1 or size > MAX_FRAME:
                 self.reason = "protocol"
                 return
-            if len(self.buf) < 4 + size:
+            if len(buf) < 4 + size:
                 return
-            kind, payload = bytes(self.buf[4:5]), bytes(self.buf[5 : 4 + size])
-            del self.buf[: 4 + size]
+            kind, payload = bytes(buf[4:5]), bytes(buf[5 : 4 + size])
+            del buf[: 4 + size]
             self._handle(kind, payload)
 
     def _handle(self, kind: bytes, payload: bytes) -> None:
-        run, now = self.run, time.monotonic()
-        if not self.guarded:
+        run = self.run
+        if self.loaded:  # the running test's outcome; the next test starts now
+            outcome = _KINDS.get(kind)
+            if outcome is None:
+                self.reason = "protocol"
+            elif kind == b"V":
+                run.outcomes[self.next] = {"kind": outcome, "value": payload.decode("utf-8", "surrogatepass")}
+            else:
+                run.outcomes[self.next] = {"kind": outcome, "error": payload.decode("utf-8", "replace")}
+            if outcome is not None:
+                self.next += 1
+                self.finished = self.next == run.n
+                if not self.finished:
+                    self.deadline = min(time.monotonic() + run.limits[self.next], run.deadline)
+        elif not self.guarded:
             self.guarded = kind == b"G"
             if not self.guarded:
                 self.reason = "protocol"
-        elif not self.loaded:
-            if kind == b"L":
-                self.loaded = True
-            elif kind == b"X":
-                status, _, text = payload.decode("utf-8", "replace").partition("\n")
-                run.load = {"status": status, "error": text}
-                self.finished = True
-            else:
-                self.reason = "protocol"
-        elif kind == b"S" and self.current is None and payload == str(self.next).encode():
-            self.current = self.next
-            self.deadline = min(now + float(run.job["limits"][self.current]), run.deadline)
-        elif kind in _KINDS and self.current is not None:
-            text = payload.decode("utf-8", "surrogatepass" if kind == b"V" else "replace")
-            key = "value" if kind == b"V" else "error"
-            run.outcomes[self.current] = {"kind": _KINDS[kind], key: text}
-            self.current, self.next = None, self.next + 1
-            self.deadline = min(now + max(run.job["limits"]), run.deadline)
-        elif kind == b"D" and self.current is None and self.next == run.n:
+        elif kind == b"L":
+            self.loaded = True
+            self.deadline = min(time.monotonic() + run.limits[self.next], run.deadline)
+        elif kind == b"X":
+            status, _, text = payload.decode("utf-8", "replace").partition("\n")
+            run.load = {"status": status, "error": text}
             self.finished = True
         else:
             self.reason = "protocol"
@@ -256,8 +258,8 @@ class _Watch:
             return run.n
         if self.reason == "protocol":
             run.events.append("protocol_violation")
-        failed = self.current if self.current is not None else self.next
-        if self.reason == "timeout" and self.current is not None:
+        failed = self.next
+        if self.reason == "timeout":
             run.outcomes[failed] = {"kind": "timeout", "error": "the per-test time limit was reached"}
             run.events.append("test_timeout")
         else:
