@@ -38,6 +38,7 @@ class Worker:
         self.plan, self.uid = plan, uid
         self._host_tmp = None if plan.uses_bwrap else tempfile.mkdtemp(prefix="spade-sbx-")
         self._log = tempfile.TemporaryFile()
+        self._inbox = bytearray()
         argv = plan.argv(uid, self._host_tmp or "/tmp", tmpfs_bytes)
         env = {"PATH": "/usr/bin:/bin", "TMPDIR": self._host_tmp or "/tmp", "HOME": self._host_tmp or "/tmp"}
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
@@ -81,22 +82,25 @@ class Worker:
             raise WorkerDied(f"zygote pipe closed: {exc}") from None
 
     def _receive(self, deadline: float) -> dict[str, Any]:
-        head = self._read_exact(4, deadline)
-        return json.loads(self._read_exact(int.from_bytes(head, "big"), deadline))
+        """One length-prefixed message; reads whatever the pipe holds, so a reply usually costs one read."""
+        self._fill(4, deadline)
+        size = 4 + int.from_bytes(self._inbox[:4], "big")
+        self._fill(size, deadline)
+        body = bytes(self._inbox[4:size])
+        del self._inbox[:size]
+        return json.loads(body)
 
-    def _read_exact(self, n: int, deadline: float) -> bytes:
+    def _fill(self, n: int, deadline: float) -> None:
         assert self.proc.stdout is not None
-        fd, parts, left = self.proc.stdout.fileno(), [], n
-        while left:
+        fd = self.proc.stdout.fileno()
+        while len(self._inbox) < n:
             wait = deadline - time.monotonic()
             if wait <= 0 or not select.select([fd], [], [], wait)[0]:
                 raise WorkerDied("zygote did not answer in time")
-            chunk = os.read(fd, min(left, 1 << 20))
+            chunk = os.read(fd, max(n - len(self._inbox), 1 << 16))
             if not chunk:
                 raise WorkerDied(f"zygote exited: {self.log_tail() or 'no output'}")
-            parts.append(chunk)
-            left -= len(chunk)
-        return b"".join(parts)
+            self._inbox += chunk
 
     def log_tail(self) -> str:
         self._log.seek(0)
