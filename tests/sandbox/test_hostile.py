@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from spade.records import ExecStatus, TestStatus
-from tests.sandbox.conftest import CORRECT, LIMIT, secret_task
+from spade.sandbox import SandboxPool
+from tests.sandbox.conftest import CFG, CORRECT, LIMIT, secret_task
 
 SENTINEL = Path("/work/main/.sandbox-sentinel-do-not-delete")
 
@@ -200,6 +201,27 @@ def test_a_deep_locked_tree_in_tmp_is_wiped_before_the_next_run(pool):
         assert pool.run(Job(writer, "f", ((),), (LIMIT,), 256 << 20)).values == [0]
     for _ in range(4):
         assert pool.run(Job(reader, "f", ((),), (LIMIT,), 256 << 20)).values == [[]]
+
+
+def test_a_candidate_cannot_find_the_previous_candidates_values_among_live_objects():
+    from spade.sandbox import Job
+
+    marker = "MARKER-7f3a9c-" + "x" * 8
+    writer = f"def f(i):\n    return {marker!r} + str(i)\n"
+    # Every live container the candidate can reach through the garbage collector, searched for the marker.
+    reader = ("import gc\n"
+              "def f():\n"
+              f"    needle = {marker[:12][::-1]!r}[::-1]  # built at run time: the reader's own constants hold no hit\n"
+              "    hits = 0\n"
+              "    for o in gc.get_objects():\n"
+              "        items = o.values() if type(o) is dict else o if type(o) in (list, tuple) else ()\n"
+              "        for x in items:\n"
+              "            if type(x) in (str, bytes) and needle in str(x):\n"
+              "                hits += 1\n"
+              "    return hits\n")
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as solo:
+        assert solo.run(Job(writer, "f", ((1,), (2,)), (LIMIT, LIMIT), 256 << 20)).values[0].startswith(marker)
+        assert solo.run(Job(reader, "f", ((),), (LIMIT,), 256 << 20)).values == [0]
 
 
 def test_hard_coded_public_tests_fail_the_hidden_ones(pool):

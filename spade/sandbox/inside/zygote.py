@@ -46,6 +46,7 @@ def main() -> None:
         finally:
             _cleanup(settings)  # before the next child exists: it kills every process of the slot uid
         _send(cout, result)
+        job = result = None  # nothing of this job stays reachable in the next child's memory
         spare = watch.Child(guard)  # forked now, it hardens while the host grades and sends the next job
 
 
