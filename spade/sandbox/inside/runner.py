@@ -62,7 +62,7 @@ def _load(code: str, entry: str, res_fd: int) -> Any:
     if fn is None or not _callable(fn):
         _send(res_fd, b"X", b"no_entry_point\n" + f"no callable named {entry!r} at module level".encode())
         return None
-    return fn  # the caller reports the load (L) together with the first test's start
+    return fn  # the caller reports the load (L), which starts the first test
 
 
 def _call(fn: Any, args: tuple[Any, ...]) -> tuple[bytes, bytes]:

@@ -2,8 +2,10 @@
 
 in: argv[1] = JSON settings (slot uid, layers, tmp dir); then length-prefixed JSON jobs on stdin.
 out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute).
-Between jobs it kills every process left under the slot uid and empties the private /tmp.
-Runs inside bubblewrap (or bare under isolation 'none'); imports only the standard library and pyseccomp.
+Between jobs it kills every process left under the slot uid and empties the private /tmp, then forks the next
+child ahead of its job. Runs inside bubblewrap (or bare under isolation 'none'); imports only a small part of the
+standard library (every module it holds is memory each fork shares copy-on-write), and pyseccomp only in a
+throwaway child.
 """
 
 from __future__ import annotations
