@@ -105,8 +105,9 @@ class Guard:
 
     @staticmethod
     def limit(mem_bytes: int, cpu_s: float) -> None:
-        """The job's own limits, once it is known. Soft and hard alike, so the candidate cannot raise them;
-        lowering a limit needs no privilege, so this works after the uid drop and under the filter."""
+        """The job's own limits, once it is known. Hard limits too (CPU: one second past the soft one, SIGXCPU
+        then SIGKILL), so the candidate cannot raise them; lowering a limit needs no privilege, so this works
+        after the uid drop and under the filter."""
         cpu = max(1, int(cpu_s) + 1)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
