@@ -66,7 +66,7 @@ class Guard:
         self.fsize: int = settings.get("fsize", 16 << 20)
         self.base_program, self.program = _compile_programs() if settings["seccomp"] else (b"", b"")
         self.pid_slots = _immediates(self.program, PID_PLACEHOLDER)
-        # Everything ctypes needs is built here, once; the child only patches bytes and makes two calls.
+        # Everything ctypes needs is built here, once; the child only patches bytes and makes one call.
         self.libc = ctypes.CDLL(None, use_errno=True)
         self._code = bytearray(self.program)
         self._buf = (ctypes.c_char * max(1, len(self._code))).from_buffer(self._code) if self.program else None

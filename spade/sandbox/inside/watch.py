@@ -63,9 +63,8 @@ class Child:
         for fd in (job_r, res_w, out_w):
             os.close(fd)
 
-    def give(self, job: dict[str, Any], start: int) -> None:
+    def give(self, job: dict[str, Any], limits: list[float], start: int) -> None:
         """Hand over the job (tests start.. onwards); the child starts on end of file."""
-        limits = [float(limit) for limit in job["limits"]]
         task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
                 "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
         view = memoryview(codec.plain_dumps(task).encode())
@@ -141,7 +140,7 @@ class JobRun:
         """Run tests start.. in one child; return the index to resume from (n when done)."""
         child, self.spare = self.spare or Child(self.guard), None
         watch = _Watch(self, start, child.res_r, child.out_r)
-        child.give(self.job, start)
+        child.give(self.job, self.limits, start)
         try:
             resume = watch.follow()
         finally:
