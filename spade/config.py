@@ -44,6 +44,9 @@ class ExecutorConfig(_Section):
     max_output_bytes: int = Field(65536, ge=0, le=1 << 30)
     """stdout+stderr kept per run; more is discarded and marked output_flood."""
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
+    run_all_tests_after_timeout: bool = False
+    """False: a candidate's first per-test timeout ends it, and its untried tests are recorded as not run (it
+    scores 0 either way, §5.2), so a looping candidate costs one per-test limit. True: every test runs to its limit."""
 
     @field_validator("network", mode="before")
     @classmethod

@@ -39,6 +39,8 @@ class Job:
     total_timeout: float = 5.0
     """Wall-clock seconds for the whole candidate (all tests together)."""
     max_output_bytes: int = 65536
+    run_all_tests_after_timeout: bool = False
+    """False: the first per-test timeout ends the candidate and its untried tests are not run."""
 
     def __post_init__(self) -> None:
         if len(self.time_limits) != len(self.inputs):

@@ -142,7 +142,8 @@ class SandboxPool:
             )
         return Job(code=code, entry_point=task.entry_point, inputs=tuple(tuple(t.args) for t in tests),
                    time_limits=limits, memory_bytes=self._memory_bytes, total_timeout=self.cfg.timeout,
-                   max_output_bytes=self.cfg.max_output_bytes)
+                   max_output_bytes=self.cfg.max_output_bytes,
+                   run_all_tests_after_timeout=self.cfg.run_all_tests_after_timeout)
 
     def score(self, task: Task, code: str, time_limits: Sequence[float] | None = None) -> ExecResult:
         return grade(task, self.run(self.job_for(task, code, time_limits)))

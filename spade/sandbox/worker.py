@@ -1,7 +1,8 @@
 """One warm worker: a zygote process (inside bubblewrap unless isolation is 'none') and its control pipes.
 
-in: a Plan, a slot uid and a Job. out: the zygote's result dict for the job, or WorkerDied when the zygote
-(or bwrap) is gone or silent past the job's deadline. The pool replaces dead workers.
+in: a Plan, a slot uid and a Job. out: the zygote's result dict for the job (with "recycle": true when the worker
+could not empty its /tmp afterwards and should be replaced), or WorkerDied when the zygote (or bwrap) is gone or
+silent past the job's deadline. The pool replaces dead workers.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class Worker:
             "code": job.code, "entry": job.entry_point,
             "inputs": [codec.encode(tuple(args)) for args in job.inputs],
             "limits": list(job.time_limits), "total": job.total_timeout, "mem": job.memory_bytes,
-            "out_cap": job.max_output_bytes,
+            "out_cap": job.max_output_bytes, "run_all": job.run_all_tests_after_timeout,
         }
         self._send(request)
         reply = self._receive(time.monotonic() + job.total_timeout + SLACK_S)

@@ -144,7 +144,8 @@ def test_hostile_candidate_never_passes(pool, name):
 def test_exhaustion_is_reported_as_data(pool):
     task = secret_task()
     loop = pool.score(task, HOSTILE["cpu_loop"])
-    assert all(t.status is TestStatus.TIMEOUT for t in loop.tests), loop
+    assert loop.tests[0].status is TestStatus.TIMEOUT and loop.status is ExecStatus.TIMEOUT, loop
+    assert all(t.status is TestStatus.NOT_RUN for t in loop.tests[1:]), loop  # the first timeout ends it
     # Filling 256 MB takes ~0.2 s of CPU per test; give it room so a loaded machine still hits the memory limit first.
     bomb = pool.score(task, HOSTILE["memory_bomb"], time_limits=(4.0,) * len(task.all_tests))
     assert all(t.status is TestStatus.MEMORY for t in bomb.tests), bomb

@@ -41,11 +41,33 @@ def test_syntax_error_and_missing_entry_point_are_statuses(pool):
     assert load.status is ExecStatus.LOAD_ERROR and "RuntimeError" in load.load_error
 
 
-def test_per_test_timeout_still_runs_the_later_tests(pool):
+def test_the_first_per_test_timeout_ends_the_candidate_and_its_status_is_timeout(pool):
     code = "def f(x):\n    while x == 2:\n        pass\n    return x\n"
-    result = pool.score(_task([((1,), 1), ((2,), 2), ((3,), 3)]), code, time_limits=[LIMIT] * 3)
-    assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.TIMEOUT, TestStatus.PASSED]
-    assert result.status is ExecStatus.FAILED and result.timed_out
+    task = _task([((1,), 1), ((2,), 2), ((3,), 3), ((4,), 4)])
+    result = pool.score(task, code, time_limits=[LIMIT] * 4)
+    assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.TIMEOUT, TestStatus.NOT_RUN,
+                                                TestStatus.NOT_RUN]
+    assert result.status is ExecStatus.TIMEOUT and result.timed_out  # the reward scores it 0 (§5.2)
+    assert result.wall_time_s < 2 * LIMIT + 1.0  # one per-test limit, not one per remaining test
+    assert pool.score(secret_task(), CORRECT).score == 1.0
+
+
+def test_a_looping_candidate_costs_one_per_test_limit_not_one_per_test(pool):
+    from spade.sandbox.job import Job
+
+    loop = "def f(x):\n    while True:\n        pass\n"
+    raw = pool.run(Job(loop, "f", tuple((i,) for i in range(10)), (LIMIT,) * 10, 256 << 20, total_timeout=30.0))
+    assert [o.kind for o in raw.outcomes] == [OutcomeKind.TIMEOUT] + [OutcomeKind.NOT_RUN] * 9
+    assert raw.wall_time_s < LIMIT + 1.0
+
+
+def test_run_all_tests_after_timeout_runs_the_later_tests(pool):
+    from spade.sandbox.job import Job
+
+    code = "def f(x):\n    while x == 2:\n        pass\n    return x\n"
+    job = Job(code, "f", ((1,), (2,), (3,)), (LIMIT,) * 3, 256 << 20, run_all_tests_after_timeout=True)
+    assert [o.kind for o in pool.run(job).outcomes] == [OutcomeKind.VALUE, OutcomeKind.TIMEOUT, OutcomeKind.VALUE]
+    assert pool.job_for(_task([((1,), 1)]), code).run_all_tests_after_timeout is False  # the config's default
 
 
 def test_timeout_on_the_last_tests_makes_the_status_timeout(pool):

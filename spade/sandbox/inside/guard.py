@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 _REFUSE = (
     "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
     "fork", "vfork", "execve", "execveat", "tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
+    # Memory RLIMIT_AS does not count (SysV shared memory, memfd pages filled with write()), and IPC objects that
+    # would outlive the candidate in the worker's IPC namespace, where the next candidate could read them.
+    "shmget", "shmat", "msgget", "semget", "mq_open", "memfd_create", "memfd_secret",
 )
 # Nothing a pure function (or the zygote) needs; calling one is an attack, so the process dies (SIGSYS).
 _FATAL = (

@@ -2,7 +2,7 @@
 
 in: code, entry point name, decoded inputs, the first test index, the result fd and the output fd.
 out: frames on the result fd (4-byte length, 1-byte kind, payload: G hardened, X load failed or L loaded, then
-one outcome per test); stdout/stderr go to the output fd.
+one outcome per test; I frames name interference an audit hook saw); stdout/stderr go to the output fd.
 Expected values never reach this process; it only reports what the function returned.
 """
 
@@ -33,6 +33,7 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         os.dup2(out_fd, 1)  # stdin (fd 0) is already /dev/null: the zygote's, inherited
         os.dup2(out_fd, 2)
         os.close(out_fd)
+        sys.addaudithook(_auditor(res_fd))  # before any candidate code: a hook can never be removed
         fn = _load(code, entry, res_fd)
         if fn is not None:
             # L starts test `start`; each outcome ends its test and starts the next, so the zygote times every
@@ -44,6 +45,56 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
                 _write_all(res_fd, result)
     finally:
         _exit(0)
+
+
+_SOCKET = frozenset(("socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+                     "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"))
+_SPAWN = frozenset(("os.system", "subprocess.Popen", "os.fork", "os.forkpty", "os.exec", "os.posix_spawn",
+                    "os.spawn", "pty.spawn"))
+
+
+def _auditor(res_fd: int) -> Any:
+    """An audit hook that reports, once per name, what a pure function has no business doing: open a file outside
+    its own /tmp and the Python installation imports read (file_access), make a socket or resolve a name (socket),
+    start a process (process_spawn). It observes; the denials are the filter's and the read-only root's.
+    Audit events are raised in C below importlib, __import__ and getattr tricks, so a disguised call is seen too;
+    ctypes calls into libc are not (the filter refuses those)."""
+    allowed = tuple(sorted({p.rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path)
+                            if p.startswith("/") and p != "/"}))
+    fspath, getcwd, normpath, fsdecode = os.fspath, os.getcwd, os.path.normpath, os.fsdecode
+    reported: set[str] = set()
+    write, frozen_socket, frozen_spawn = _write, _SOCKET, _SPAWN
+
+    def absolute(path: Any, base: str | None = None) -> str:
+        path = fsdecode(fspath(path))
+        return normpath(path if path.startswith("/") else (base or getcwd()) + "/" + path)
+
+    def outside(path: str) -> bool:
+        return not (path == "/tmp" or path.startswith("/tmp/") or path == "/dev/null" or path.startswith(allowed))
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            path = args[0]
+            if _type(path) is int or path is None or not outside(absolute(path)):  # an open fd, an anonymous file
+                return
+            name = "file_access"
+        elif event == "os.symlink":
+            # A symlink is judged by its target when it is made (cheaper than resolving every open), so a link
+            # under /tmp to a system file counts; /tmp is its own filesystem, so a hard link cannot reach out.
+            if not outside(absolute(args[0], absolute(args[1]).rsplit("/", 1)[0] or "/")):
+                return
+            name = "file_access"
+        elif event in frozen_socket:
+            name = "socket"
+        elif event in frozen_spawn:
+            name = "process_spawn"
+        else:
+            return
+        if name not in reported:
+            reported.add(name)
+            write(res_fd, frame(b"I", name.encode()))  # a few bytes: one atomic pipe write
+
+    return hook
 
 
 def _load(code: str, entry: str, res_fd: int) -> Any:

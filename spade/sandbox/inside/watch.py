@@ -1,9 +1,10 @@
-"""Zygote side of one job: fork children, hand them the job, enforce per-test deadlines, reap with wait4.
+"""The watcher's side of one job: fork children, hand them the job, enforce per-test deadlines, reap with wait4.
 
-in: a job (code, entry, encoded inputs, per-test limits, total limit, memory), the Guard, maybe a spare child.
+in: a job (code, entry, encoded inputs, per-test limits, total limit, memory, run_all), the Guard, a spare child.
 out: a plain dict: per-test outcomes (kind, encoded value, error), load status, kernel-measured CPU time and
-peak RSS (wait4 rusage), wall time, output bytes, events. A test that times out or dies costs one re-fork;
-the remaining tests run in a fresh child. Clocks here are the zygote's, out of the candidate's reach.
+peak RSS (wait4 rusage), wall time, output bytes, events. The first per-test timeout ends the candidate (its
+untried tests stay not_run) unless the job asks for every test; a test that dies costs one re-fork and the
+remaining tests run in a fresh child. Clocks here are the watcher's, out of the candidate's reach.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import runner
 MAX_FRAME = 4_100_000
 LOAD_GRACE_S = 1.0
 _KINDS = {b"V": "value", b"E": "exception", b"M": "memory", b"U": "unencodable"}
+_AUDIT_EVENTS = {name.encode(): name for name in ("file_access", "socket", "process_spawn")}
 _SIGNAL_EVENTS = {signal.SIGSYS: "syscall_denied", signal.SIGXCPU: "cpu_limit", signal.SIGXFSZ: "file_size_limit"}
 
 
@@ -32,8 +34,8 @@ class HardeningFailed(RuntimeError):
 class Child:
     """A forked child, hardened (process group, fds, uid, filter) and blocked reading its job from a pipe.
 
-    The zygote forks the next child as soon as it has answered a job, so the fork and the hardening overlap
-    the host's turn (grading, sending the next job) instead of lengthening the next job.
+    A watcher forks its first child before it reads its job, so the fork and the hardening overlap the host's
+    turn (grading, sending the next job) and that child's memory holds no job data at all.
     """
 
     def __init__(self, guard: Any) -> None:
@@ -48,7 +50,7 @@ class Child:
                     os.close(fd)
                 guard.harden((job_r, res_w, out_w))
                 task = _read_job(job_r)
-                if task is None:  # the zygote went away, or dropped this child unused
+                if task is None:  # the watcher went away, or dropped this child unused
                     code = 0
                 else:
                     inputs = [codec.decode(text) for text in task["inputs"]]
@@ -57,7 +59,7 @@ class Child:
             except BaseException:
                 import traceback
 
-                traceback.print_exc()  # fd 2 is still the zygote's log here
+                traceback.print_exc()  # fd 2 is still the worker's log here
             finally:
                 os._exit(code)
         for fd in (job_r, res_w, out_w):
@@ -111,6 +113,7 @@ class JobRun:
         self.out_bytes = 0
         self.out_head = bytearray()
         self.events: list[str] = []
+        self.run_all = bool(job.get("run_all"))
         self.start = time.monotonic()
         self.deadline = self.start + float(job["total"])
 
@@ -125,6 +128,8 @@ class JobRun:
         finally:
             if self.spare is not None:  # never used (no test to run)
                 self.spare.end()
+        if self.out_bytes:
+            self.events.append("stray_output")  # a pure function prints nothing; what it printed is never a verdict
         return {
             "tests": self.outcomes, "load": self.load, "cpu": self.cpu, "maxrss": self.maxrss,
             "wall": time.monotonic() - self.start, "out_bytes": self.out_bytes,
@@ -162,7 +167,8 @@ class JobRun:
 
 class _Watch:
     """Follows one child's frames: G (hardened), then X (load failed) or L (loaded: the first test starts),
-    then one outcome per test (V value, E exception, M memory, U unencodable), each starting the next test."""
+    then one outcome per test (V value, E exception, M memory, U unencodable), each starting the next test.
+    After G, an I frame (interference the child's audit hook saw: an event name) may come at any point."""
 
     def __init__(self, run: JobRun, start: int, res_r: int, out_r: int) -> None:
         self.run, self.res_r, self.out_r = run, res_r, out_r
@@ -214,7 +220,13 @@ class _Watch:
 
     def _handle(self, kind: bytes, payload: bytes) -> None:
         run = self.run
-        if self.loaded:  # the running test's outcome; the next test starts now
+        if kind == b"I" and self.guarded:
+            name = _AUDIT_EVENTS.get(payload)
+            if name is None:
+                self.reason = "protocol"
+            elif name not in run.events:
+                run.events.append(name)
+        elif self.loaded:  # the running test's outcome; the next test starts now
             outcome = _KINDS.get(kind)
             if outcome is None:
                 self.reason = "protocol"
@@ -261,6 +273,8 @@ class _Watch:
         if self.reason == "timeout":
             run.outcomes[failed] = {"kind": "timeout", "error": "the per-test time limit was reached"}
             run.events.append("test_timeout")
+            if not run.run_all:  # a timed-out candidate scores 0 anyway: its untried tests stay not_run
+                return run.n
         else:
             run.outcomes[failed] = {"kind": "killed", "error": _how(status)}
         return failed + 1

@@ -1,11 +1,13 @@
-"""The fork server: a warm Python that forks one hardened child per candidate.
+"""The fork server: a clean template that forks one watcher per job; the watcher forks the hardened child.
 
 in: argv[1] = JSON settings (slot uid, layers, tmp dir); then length-prefixed JSON jobs on stdin.
-out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute).
-Between jobs it kills every process left under the slot uid and empties the private /tmp, then forks the next
-child ahead of its job. Runs inside bubblewrap (or bare under isolation 'none'); imports only a small part of the
-standard library (every module it holds is memory each fork shares copy-on-write), and pyseccomp only in a
-throwaway child.
+out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute), written by that job's watcher.
+The template itself never reads a job or a result: it forks a watcher, waits for it to exit and forks the next,
+so every watcher and every candidate starts from the same memory, which never held another job's code, inputs or
+values. A watcher forks its child ahead of its job (the fork and hardening overlap the host's grading), reads one
+job, watches the child, kills what the slot uid left, empties the private /tmp, replies and exits. Runs inside
+bubblewrap (or bare under isolation 'none'); imports only a small part of the standard library (every module it
+holds is memory each fork shares copy-on-write), and pyseccomp only in a throwaway child.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import gc
 import os
 import signal
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE]
@@ -22,6 +25,12 @@ import codec  # noqa: E402  (path set just above; this file runs as a script)
 import watch  # noqa: E402
 
 from guard import Guard  # noqa: E402
+
+REPLIED, HOST_GONE = 0, 3
+"""How a watcher exits: it answered its job, or the host closed the control pipe. Anything else ends the worker."""
+CLEANUP_S = 2.0
+CLEANUP_ENTRIES = 2_000_000
+"""Bounds on emptying /tmp after a job; past either (or with /tmp still not empty) the reply asks for a recycle."""
 
 
 def main() -> None:
@@ -37,50 +46,95 @@ def main() -> None:
     os.dup2(null, 1)
     os.close(null)
     # SIGPIPE stays ignored (Python's default): a child that died before taking its job must not kill us.
-    gc.freeze()  # the zygote's objects stay out of children's collections: fewer copy-on-write faults per fork
+    gc.freeze()  # the template's objects stay out of children's collections: fewer copy-on-write faults per fork
     _send(cout, {"ready": True, "pid": os.getpid()})
-    spare = watch.Child(guard)
-    while (job := _receive(cin)) is not None:
-        try:
-            result = watch.JobRun(job, guard, spare).execute()
-        except watch.HardeningFailed as exc:
-            result = {"fatal": str(exc)}
-        finally:
-            _cleanup(settings)  # before the next child exists: it kills every process of the slot uid
-        _send(cout, result)
-        job = result = None  # nothing of this job stays reachable in the next child's memory
-        spare = watch.Child(guard)  # forked now, it hardens while the host grades and sends the next job
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = _serve_one(cin, cout, guard, settings)
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()  # fd 2 is the worker's log
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if status != 0:  # the host went away (or a watcher failed): the worker ends, and the host replaces it
+            sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == HOST_GONE else 1)
 
 
-def _cleanup(settings: dict) -> None:
+def _serve_one(cin: int, cout: int, guard: Guard, settings: dict) -> int:
+    """The watcher: one job from the control pipe to the reply; its memory goes with it when it exits."""
+    spare = watch.Child(guard)  # forked before the job is read: the candidate's process never holds job data
+    job = _receive(cin)
+    if job is None:
+        spare.end()
+        return HOST_GONE
+    try:
+        result = watch.JobRun(job, guard, spare).execute()
+    except watch.HardeningFailed as exc:
+        result = {"fatal": str(exc)}
+    if not _cleanup(settings):
+        result["recycle"] = True  # /tmp could not be emptied in bounds: the host replaces this worker
+    _send(cout, result)
+    return REPLIED
+
+
+def _cleanup(settings: dict) -> bool:
+    """Kill what the slot uid left and empty /tmp; True when /tmp is empty afterwards."""
     if settings["drop_uid"]:
         _kill_uid(settings["uid"])
-    _empty(settings["tmp"])
+    return _empty(settings["tmp"], time.monotonic() + CLEANUP_S, CLEANUP_ENTRIES)
 
 
-def _empty(top: str) -> None:
-    """Remove everything under `top`, never following a symlink; iterative, so no tree is too deep for it."""
-    pending, dirs = [top], []
-    while pending:
-        path = pending.pop()
-        try:
-            entries = list(os.scandir(path))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-                    dirs.append(entry.path)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
-    for path in reversed(dirs):  # children were found after their parents
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty(top: str, deadline: float, budget: int) -> bool:
+    """Remove everything under `top` through directory fds, never following a symlink and never building a path,
+    so no tree is too deep for it (PATH_MAX does not apply) and one fd is open at a time (RLIMIT_NOFILE is small).
+    Goes down into the first subdirectory it meets and back up through "..": nothing else runs under the slot
+    uid by now, so no one can move the tree meanwhile. Stops at the deadline or after `budget` entries.
+    True when `top` is empty at the end."""
+    try:
+        fd = os.open(top, _DIR_FLAGS)
+    except OSError:
+        return False
+    names: list[str] = []  # the path from top down to fd, one name per level
+    try:
+        while budget > 0 and time.monotonic() < deadline:
+            down, seen = None, 0
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    budget -= 1
+                    if entry.is_dir(follow_symlinks=False):
+                        down = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=fd)
+                    if budget <= 0:
+                        break
+            if down is not None:
+                sub = os.open(down, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = sub
+                names.append(down)
+            elif seen:
+                continue  # unlinking while listing may skip entries: list again until nothing is left
+            elif not names:
+                return True
+            else:
+                up = os.open("..", _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = up
+                os.rmdir(names.pop(), dir_fd=fd)
+        return False
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _kill_uid(uid: int) -> None:
