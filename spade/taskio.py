@@ -1,23 +1,32 @@
 """Read and write tasks in the write-up's JSON schema (DESIGN.md §2), JSON (one task or a list) or JSONL.
 
-In: a path or a dict. Out: `Task` records. Errors name the file, the line, the field and the fix.
-Optional fields we add: entry_point, reference_solution, hidden_test_cases, family, params, provenance.
+In: a path or a dict. Out: `Task` records. Errors are one line naming the file, the line, the field, the value
+(shortened) and the fix. Optional fields we add: entry_point, reference_solution, hidden_test_cases, family,
+params, provenance. Test values are bounded in depth, items and size, so any task that loads can be sent to the
+sandbox and compared.
 """
 
 from __future__ import annotations
 
 import ast
-import json
+import keyword
+import math
 from pathlib import Path
 from typing import Any
 
 from spade.errors import TaskFormatError
+from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, digits, parse, read_text, short, too_long
 from spade.records import Task, TestCase
 
 _REQUIRED = ("task_id", "description", "signature", "test_cases")
 _OPTIONAL = (
     "difficulty", "tags", "entry_point", "reference_solution", "hidden_test_cases", "family", "params", "provenance",
 )
+# Below the sandbox codec's limits (64 levels, 200k items, 4M encoded chars), so a value that loads also crosses.
+MAX_VALUE_DEPTH = 48
+MAX_VALUE_ITEMS = 100_000
+MAX_VALUE_CHARS = 1_000_000
+MAX_REFERENCE_CPU_S = 600.0  # executor.timeout's own ceiling: a reference slower than that cannot set a limit
 
 
 def load_tasks(path: str | Path) -> list[Task]:
@@ -25,54 +34,66 @@ def load_tasks(path: str | Path) -> list[Task]:
     p = Path(path)
     if not p.is_file():
         raise TaskFormatError(f"task file {p} does not exist")
-    text = p.read_text(encoding="utf-8")
+    text = read_text(p, "task file")
     if p.suffix == ".jsonl":
         records = []
         for lineno, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                records.append((f"{p}:{lineno}", _parse_json(line, f"{p}:{lineno}")))
+                records.append((f"{p}:{lineno}", parse(line, f"{p}:{lineno}")))
     else:
-        data = _parse_json(text, str(p))
+        data = parse(text, str(p))
         items = data if isinstance(data, list) else [data]
         records = [(f"{p}[{i}]" if isinstance(data, list) else str(p), d) for i, d in enumerate(items)]
     if not records:
         raise TaskFormatError(f"task file {p} holds no tasks")
-    return [task_from_dict(d, where) for where, d in records]
-
-
-def _parse_json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    tasks, seen = [], {}
+    for where, d in records:
+        task = task_from_dict(d, where)
+        if task.task_id in seen:
+            raise TaskFormatError(f"{where}: task_id {short(task.task_id)} is already used at {seen[task.task_id]}; "
+                                  "give every task in a file its own task_id")
+        seen[task.task_id] = where
+        tasks.append(task)
+    return tasks
 
 
 def task_from_dict(d: Any, where: str = "task") -> Task:
     """Build a Task from the write-up schema; raises TaskFormatError naming the field and the fix."""
     if not isinstance(d, dict):
-        raise TaskFormatError(f"{where}: a task must be a JSON object, got {type(d).__name__}")
+        raise TaskFormatError(f"{where}: a task must be a JSON object, got {type(d).__name__} {short(d)}")
     missing = [k for k in _REQUIRED if k not in d]
     if missing:
         raise TaskFormatError(f"{where}: missing field '{missing[0]}'; required fields are {', '.join(_REQUIRED)}")
-    unknown = sorted(set(d) - set(_REQUIRED) - set(_OPTIONAL))
+    unknown = sorted((k for k in d if k not in _REQUIRED and k not in _OPTIONAL), key=str)
     if unknown:
-        raise TaskFormatError(f"{where}: unknown field '{unknown[0]}'; allowed fields are {', '.join(_REQUIRED + _OPTIONAL)}")
+        raise TaskFormatError(f"{where}: unknown field {short(unknown[0])}; allowed fields are "
+                              f"{', '.join(_REQUIRED + _OPTIONAL)}")
     for key in ("task_id", "description", "signature"):
         if not isinstance(d[key], str) or not d[key].strip():
-            raise TaskFormatError(f"{where}: field '{key}' must be a non-empty string, got {d[key]!r}")
+            raise TaskFormatError(f"{where}: field '{key}' = {short(d[key])} must be a non-empty string")
     difficulty = d.get("difficulty", 0.5)
     if isinstance(difficulty, bool) or not isinstance(difficulty, (int, float)) or not 0 <= difficulty <= 1:
-        raise TaskFormatError(f"{where}: field 'difficulty' = {difficulty!r} must be a number in [0, 1]")
+        raise TaskFormatError(f"{where}: field 'difficulty' = {short(difficulty)} must be a number in [0, 1]")
     tags = d.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise TaskFormatError(f"{where}: field 'tags' must be a list of strings, got {tags!r}")
-    entry_point = d.get("entry_point") or entry_point_of(d["signature"], where)
+        raise TaskFormatError(f"{where}: field 'tags' = {short(tags)} must be a list of strings, e.g. [\"array\"]")
+    entry_point = _entry_point(d, where)
     reference = d.get("reference_solution")
     if reference is not None and not isinstance(reference, str):
-        raise TaskFormatError(f"{where}: field 'reference_solution' must be a string of Python code")
+        raise TaskFormatError(f"{where}: field 'reference_solution' = {short(reference)} must be a string of "
+                              "Python code")
+    family = d.get("family")
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        raise TaskFormatError(f"{where}: field 'family' = {short(family)} must be a non-empty string or absent")
     for key in ("params", "provenance"):
         if not isinstance(d.get(key, {}), dict):
-            raise TaskFormatError(f"{where}: field '{key}' must be a JSON object")
+            raise TaskFormatError(f"{where}: field '{key}' = {short(d[key])} must be a JSON object")
+        check_value(d.get(key, {}), where, key)
+    _check_params(d.get("params", {}), d.get("provenance", {}), where)
+    test_cases = _cases(d["test_cases"], where, "test_cases")
+    if not test_cases:
+        raise TaskFormatError(f"{where}: field 'test_cases' = [] is empty; give at least one shown test, e.g. "
+                              "[{\"input\": [1, 2], \"expected\": 3}] (a task without tests cannot be failed)")
     return Task(
         task_id=d["task_id"],
         description=d["description"],
@@ -80,28 +101,83 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
         entry_point=entry_point,
         difficulty=float(difficulty),
         tags=tuple(tags),
-        test_cases=_cases(d["test_cases"], f"{where}: test_cases"),
-        hidden_test_cases=_cases(d.get("hidden_test_cases", []), f"{where}: hidden_test_cases"),
+        test_cases=test_cases,
+        hidden_test_cases=_cases(d.get("hidden_test_cases", []), where, "hidden_test_cases"),
         reference_solution=reference,
-        family=d.get("family"),
+        family=family,
         params=dict(d.get("params", {})),
         provenance=dict(d.get("provenance", {})),
     )
 
 
-def _cases(items: Any, where: str) -> tuple[TestCase, ...]:
+def _entry_point(d: dict, where: str) -> str:
+    given = d.get("entry_point")
+    if given is None or given == "":
+        return entry_point_of(d["signature"], where)
+    if not isinstance(given, str) or not given.isidentifier() or keyword.iskeyword(given):
+        raise TaskFormatError(f"{where}: field 'entry_point' = {short(given)} must be the function's name as a "
+                              "string, e.g. \"two_sum\" (or leave it out to take it from the signature)")
+    return given
+
+
+def _check_params(params: dict, provenance: dict, where: str) -> None:
+    """The optional keys other stages read as numbers or code: their types are checked here, once."""
+    if "reference_cpu_s" in params:
+        value = params["reference_cpu_s"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not 0 <= value <= MAX_REFERENCE_CPU_S:
+            raise TaskFormatError(
+                f"{where}: field 'params.reference_cpu_s' = {short(value)} must be the reference's CPU seconds per "
+                f"test, a number in [0, {MAX_REFERENCE_CPU_S:g}]; remove it to use executor.time_floor_s"
+            )
+    if "prompt" in provenance and not isinstance(provenance["prompt"], str):
+        raise TaskFormatError(f"{where}: field 'provenance.prompt' = {short(provenance['prompt'])} must be the "
+                              "original prompt as a string of Python code, or absent")
+
+
+def _cases(items: Any, where: str, field: str) -> tuple[TestCase, ...]:
     if not isinstance(items, list):
-        raise TaskFormatError(f"{where} must be a list of {{'input': [...], 'expected': ...}} objects")
+        raise TaskFormatError(f"{where}: field '{field}' = {short(items)} must be a list of "
+                              "{\"input\": [...], \"expected\": ...} objects")
     cases = []
     for i, case in enumerate(items):
         if not isinstance(case, dict) or "input" not in case or "expected" not in case:
-            raise TaskFormatError(f"{where}[{i}] must be an object with 'input' (argument list) and 'expected'")
+            raise TaskFormatError(f"{where}: field '{field}[{i}]' = {short(case)} must be an object with 'input' "
+                                  "(argument list) and 'expected'")
         if not isinstance(case["input"], list):
-            raise TaskFormatError(
-                f"{where}[{i}].input = {case['input']!r} must be the list of positional arguments, e.g. [[1, 2], 3]"
-            )
+            raise TaskFormatError(f"{where}: field '{field}[{i}].input' = {short(case['input'])} must be the list "
+                                  "of positional arguments, e.g. [[1, 2], 3]")
+        check_value(case["input"], where, f"{field}[{i}].input")
+        check_value(case["expected"], where, f"{field}[{i}].expected")
         cases.append(TestCase(args=tuple(case["input"]), expected=case["expected"]))
     return tuple(cases)
+
+
+def check_value(value: Any, where: str, field: str) -> None:
+    """Refuse a value too deep, too large or holding an integer too long to print, naming it and the fix.
+    Iterative: the value itself may be nested deeper than Python recurses."""
+    stack, items, chars = [(value, 0)], 0, 0
+    while stack:
+        v, depth = stack.pop()
+        items += 1
+        if too_long(v):
+            raise TaskFormatError(f"{where}: field '{field}' holds an integer of {digits(v)} digits ({short(v)}); at most "
+                                  f"{MAX_INT_DIGITS} digits fit Python's int/str limit: use a smaller number")
+        if isinstance(v, str) and v == DEEP_MARK:
+            raise TaskFormatError(f"{where}: field '{field}' is nested deeper than the parser allows; test values nest at most "
+                                  f"{MAX_VALUE_DEPTH} levels")
+        if isinstance(v, (list, tuple, set, frozenset, dict)):
+            if depth >= MAX_VALUE_DEPTH:
+                raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is nested more than {MAX_VALUE_DEPTH} levels "
+                                      f"deep; test values nest at most {MAX_VALUE_DEPTH} levels")
+            stack.extend((c, depth + 1) for c in (v if not isinstance(v, dict) else [*v.keys(), *v.values()]))
+        elif isinstance(v, str):
+            chars += len(v)
+        else:
+            chars += 8
+        if items > MAX_VALUE_ITEMS or chars > MAX_VALUE_CHARS:
+            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is too large (over {MAX_VALUE_ITEMS:,} items or "
+                                  f"{MAX_VALUE_CHARS:,} characters); split it into smaller test values")
 
 
 def entry_point_of(signature: str, where: str = "task") -> str:
@@ -112,10 +188,10 @@ def entry_point_of(signature: str, where: str = "task") -> str:
     try:
         tree = ast.parse(source + "\n    pass\n")
     except SyntaxError:
-        raise TaskFormatError(f"{where}: signature {signature!r} does not parse; write e.g. 'def f(x: int) -> int:'") from None
+        raise TaskFormatError(f"{where}: signature {short(signature)} does not parse; write e.g. 'def f(x: int) -> int:'") from None
     funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(funcs) != 1:
-        raise TaskFormatError(f"{where}: signature {signature!r} must declare exactly one function")
+        raise TaskFormatError(f"{where}: signature {short(signature)} must declare exactly one function")
     return funcs[0].name
 
 

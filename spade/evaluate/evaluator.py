@@ -9,13 +9,13 @@ and hidden test passes; failures of the candidate are counted, never raised.
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from spade.errors import TaskFormatError
 from spade.evaluate.report import EvalReport, build_report, usable_ks
+from spade.jsonfile import parse, read_text, short
 from spade.policy.extract import extract_code
 from spade.records import ExecResult, ExecStatus, Task
 
@@ -116,16 +116,16 @@ def _read_samples(path: Path) -> list[tuple[str, str, str]]:
     if not path.is_file():
         raise TaskFormatError(f"samples file {path} does not exist; pass a JSONL file of task_id/completion lines")
     rows = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(read_text(path, "samples file").splitlines(), 1):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TaskFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        d = parse(line, where)
         if not isinstance(d, dict) or not isinstance(d.get("task_id"), str) or not isinstance(d.get("completion"), str):
-            raise TaskFormatError(f"{where}: each line must be an object with string fields 'task_id' and 'completion'")
+            got = ", ".join(f"{k} = {short(d.get(k))}" for k in ("task_id", "completion")) if isinstance(d, dict) \
+                else short(d)
+            raise TaskFormatError(f"{where}: each line must be an object with string fields 'task_id' and "
+                                  f"'completion', got {got}")
         rows.append((where, d["task_id"], d["completion"]))
     if not rows:
         raise TaskFormatError(f"samples file {path} holds no completions")
@@ -134,7 +134,9 @@ def _read_samples(path: Path) -> list[tuple[str, str, str]]:
 
 def _count_passes(pool: _Pool, tasks: Sequence[Task], codes: Sequence[Sequence[str]]) -> list[int]:
     """Correct completions per task. Empty code (nothing extracted) fails without a trip to the sandbox."""
-    jobs = [(task, code) for task, row in zip(tasks, codes) for code in row if code.strip()]
+    from spade.evaluate.humaneval import graded_job  # light: only check-graded HumanEval tasks change
+
+    jobs = [graded_job(task, code) for task, row in zip(tasks, codes) for code in row if code.strip()]
     results = iter(pool.score_many(jobs))
     counts = []
     for row in codes:

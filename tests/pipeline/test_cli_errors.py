@@ -45,3 +45,49 @@ def test_status_of_a_directory_without_a_run_is_one_line(tmp_path):
 
 def test_resume_with_a_new_config_is_refused(tmp_path, small_config):
     _assert_one_line_error(spade("run", "--resume", str(tmp_path), "--config", str(small_config)), "--resume")
+
+
+def _hostile_task_files(tmp_path):
+    """One file per kind of bad task input, each with the fragments its one-line error must hold."""
+    base = {"task_id": "x", "description": "d", "signature": "def f(x: int) -> int:",
+            "reference_solution": "def f(x):\n    return x\n", "test_cases": [{"input": [1], "expected": 1}]}
+    text = json.dumps(base)
+    files = {
+        "bigint.json": (text.replace('"expected": 1', '"expected": ' + "9" * 5000), ["5000 digits"]),
+        "deep.jsonl": (text.replace('"expected": 1', '"expected": ' + "[" * 90_000 + "]" * 90_000), [":1:", "nested"]),
+        "cpu.json": (json.dumps(dict(base, params={"reference_cpu_s": "fast"})), ["params.reference_cpu_s", "'fast'"]),
+        "cpu_big.json": (json.dumps(dict(base, params={"reference_cpu_s": 1e308})), ["params.reference_cpu_s"]),
+        "entry.json": (json.dumps(dict(base, entry_point=["f"])), ["entry_point", "['f']"]),
+        "empty.json": (json.dumps(dict(base, test_cases=[])), ["test_cases", "at least one"]),
+    }
+    for name, (content, fragments) in files.items():
+        (tmp_path / name).write_text(content)
+        yield tmp_path / name, fragments
+    latin = tmp_path / "latin1.json"
+    latin.write_bytes(json.dumps(dict(base, description="café"), ensure_ascii=False).encode("latin-1"))
+    yield latin, ["not UTF-8", "0xe9"]
+
+
+def test_every_command_that_loads_task_files_refuses_bad_ones_in_one_line(tmp_path):
+    solution = tmp_path / "s.py"
+    solution.write_text("def f(x):\n    return x\n")
+    for path, fragments in _hostile_task_files(tmp_path):
+        for args in (["exec", str(path), str(solution)], ["validate", str(path)], ["eval", "--suite", str(path),
+                     "--samples", str(tmp_path / "none.jsonl")], ["variants", str(path), "--out", str(tmp_path / "o")]):
+            proc = spade(*args, timeout=120)
+            _assert_one_line_error(proc, str(path), *fragments)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "line, fragments",
+    [
+        ('{"task_id": "a", "completion": ' + "[" * 100_000 + "]" * 100_000 + "}", ["completion = [[[", ":1:"]),
+        ('{"task_id": ' + "7" * 5000 + ', "completion": "x"}', ["(5000 digits)"]),
+        ('{"task_id": "caf\xe9", "completion": "x"}', ["not UTF-8"]),
+    ],
+)
+def test_bad_samples_files_are_one_line(tmp_path, line, fragments):
+    path = tmp_path / "samples.jsonl"
+    path.write_bytes(line.encode("latin-1") + b"\n")
+    _assert_one_line_error(spade("eval", "--samples", str(path)), str(path), *fragments)
