@@ -1,19 +1,40 @@
 """The `spade` command line. Drives `spade.pipeline` and the stages' own commands.
 
-User mistakes (SpadeError) print one line and exit 2; anything else is our bug and keeps its traceback.
+A SpadeError prints one line and exits with its code (EXIT_CODES below); SIGINT and SIGTERM print one line saying
+what the interrupted command kept, and exit 130 / 143. Anything else is our bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
-from spade.errors import ConfigError, SpadeError
+from spade.errors import EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
+
+EXIT_CODES = """exit codes (every command):
+  0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
+  1    done; the answer is no (exec: the candidate failed; validate: a task was rejected; doctor: a failure
+       pattern found; check / sandbox check: a requirement not met; variants: none accepted; export: nothing to export)
+  2    usage or input error: bad arguments, config, task/samples file or run directory (one line on stderr)
+  3    infrastructure error: sandbox, model backend, disk full or read-only, database locked (one line on stderr)
+  130  interrupted by SIGINT (Ctrl-C);  143  terminated by SIGTERM
+"""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where SIGINT raises KeyboardInterrupt, so every cleanup path handles both alike."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during cleanup ends the process at once
+    raise Terminated()
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="spade", description="Self-play in executable environments for code LLMs.")
+    p = argparse.ArgumentParser(prog="spade", description="Self-play in executable environments for code LLMs.",
+                                epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run the co-evolution loop on the embedded default (or a config)")
@@ -29,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("run_dir")
     s.add_argument("--json", action="store_true")
 
-    e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox")
+    e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox "
+                                    "(exit 0 passed, 1 failed)")
     e.add_argument("task")
     e.add_argument("solution")
     e.add_argument("--json", action="store_true")
@@ -110,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
 
         cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None)
         run_dir = Path(args.run_dir) if args.run_dir else default_run_dir()
+    args.run_dir = str(run_dir)  # the interrupt message names it
     run(cfg, run_dir, iterations=args.iterations, minutes=args.minutes, resume=bool(args.resume))
     print(f"run directory: {run_dir}  (see `spade status {run_dir}`)")
     return 0
@@ -117,57 +140,80 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "status":
-            from spade.pipeline.status import status_command
-
-            return status_command(args.run_dir, as_json=args.json)
-        if args.command == "exec":
-            from spade.sandbox.commands import exec_command
-
-            return exec_command(args.task, args.solution, args.json, _config(args.config))
-        if args.command == "sandbox":
-            from spade.sandbox.commands import sandbox_check_command
-
-            return sandbox_check_command(_config(args.config))
-        if args.command == "validate":
-            from spade.validate.commands import validate_command
-
-            return validate_command(args.file, _config(args.config))
-        if args.command == "eval":
-            from spade.evaluate.commands import eval_command
-
-            return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
-                                _config(args.config), run_dir=args.run_dir, limit=args.limit)
-        if args.command == "export":
-            from spade.export.commands import export_command
-
-            return export_command(args.run_dir, args.format, args.out)
-        if args.command == "report":
-            from spade.report import report_command
-
-            return report_command(args.run_dir, args.out)
-        if args.command == "doctor":
-            from spade.doctor import doctor_command
-
-            return doctor_command(args.run_dir, args.json)
-        if args.command == "variants":
-            from spade.generate.commands import variants_command
-
-            return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
-        if args.command == "check":
-            from spade.check import check_command
-
-            return check_command(_config(args.config))
+        return _dispatch(args)
     except SpadeError as exc:
         print(f"spade: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("spade: interrupted; committed iterations are kept (resume with `spade run --resume RUN_DIR`)",
-              file=sys.stderr)
-        return 130
+        return exc.exit_code
+    except KeyboardInterrupt as exc:
+        name, code = ("SIGTERM", EXIT_SIGTERM) if isinstance(exc, Terminated) else ("SIGINT", EXIT_SIGINT)
+        print(f"spade {args.command}: stopped by {name}; {_kept(args)}", file=sys.stderr)
+        return code
+
+
+def _kept(args: argparse.Namespace) -> str:
+    """What an interrupted command leaves behind, in its own terms."""
+    if args.command == "run":
+        run_dir = args.resume or args.run_dir
+        if run_dir is None:
+            return "nothing was started"
+        return f"committed iterations are kept (continue with `spade run --resume {run_dir}`)"
+    kept = {
+        "exec": "no verdict was given",
+        "validate": "no task was judged",
+        "eval": "no report was written",
+        "variants": f"nothing was written to {getattr(args, 'out', '')}",
+        "export": "the export is incomplete; run it again",
+        "report": "the report may be incomplete; run it again",
+    }
+    return kept.get(args.command, "nothing was changed")
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return _run(args)
+    if args.command == "status":
+        from spade.pipeline.status import status_command
+
+        return status_command(args.run_dir, as_json=args.json)
+    if args.command == "exec":
+        from spade.sandbox.commands import exec_command
+
+        return exec_command(args.task, args.solution, args.json, _config(args.config))
+    if args.command == "sandbox":
+        from spade.sandbox.commands import sandbox_check_command
+
+        return sandbox_check_command(_config(args.config))
+    if args.command == "validate":
+        from spade.validate.commands import validate_command
+
+        return validate_command(args.file, _config(args.config))
+    if args.command == "eval":
+        from spade.evaluate.commands import eval_command
+
+        return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
+                            _config(args.config), run_dir=args.run_dir, limit=args.limit)
+    if args.command == "export":
+        from spade.export.commands import export_command
+
+        return export_command(args.run_dir, args.format, args.out)
+    if args.command == "report":
+        from spade.report import report_command
+
+        return report_command(args.run_dir, args.out)
+    if args.command == "doctor":
+        from spade.doctor import doctor_command
+
+        return doctor_command(args.run_dir, args.json)
+    if args.command == "variants":
+        from spade.generate.commands import variants_command
+
+        return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
+    if args.command == "check":
+        from spade.check import check_command
+
+        return check_command(_config(args.config))
     raise AssertionError(f"unhandled command {args.command}")
 
 

@@ -1,8 +1,8 @@
 """CLI pieces: `spade exec TASK SOLUTION` and `spade sandbox check`.
 
 in: a task file (JSON or JSONL in the write-up schema), a solution file, the config. out: a readable table per
-test (or the full result as JSON) and an exit code: 0 whether the solution passes or fails; bad arguments
-raise TaskFormatError / SandboxError with one line.
+test (or the full result as JSON) and an exit code: 0 when the solution passes, 1 when it does not; bad
+arguments raise TaskFormatError (exit 2), a failing sandbox SandboxError (exit 3), each one line.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from spade.config import SpadeConfig
-from spade.errors import SandboxError, TaskFormatError
-from spade.records import ExecResult, TestStatus
+from spade.errors import EXIT_FAILED, EXIT_OK, TaskFormatError
+from spade.records import ExecResult, ExecStatus, TestStatus
 
 
 def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig) -> int:
@@ -28,7 +28,8 @@ def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeCo
         raise TaskFormatError(f"{task_path} holds {len(tasks)} tasks; `spade exec` takes a file with exactly one")
     solution = Path(solution_path)
     if not solution.is_file():
-        raise SandboxError(f"solution file {solution_path} does not exist; pass a Python file defining the entry point")
+        raise TaskFormatError(f"solution file {solution_path} does not exist; pass a Python file defining the entry "
+                              "point")
     code = solution.read_text(encoding="utf-8", errors="replace")
     with SandboxPool(cfg.executor.model_copy(update={"workers": 1})) as pool:
         result = pool.score(tasks[0], code)
@@ -36,7 +37,7 @@ def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeCo
         print(json.dumps(_jsonable(result), indent=2))
     else:
         _print_table(tasks[0].task_id, result)
-    return 0
+    return EXIT_OK if result.status is ExecStatus.PASSED else EXIT_FAILED
 
 
 def sandbox_check_command(cfg: SpadeConfig) -> int:

@@ -1,0 +1,119 @@
+"""The CLI's exit codes and its handling of SIGINT and SIGTERM, seen from outside: real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.conftest import ROOT, spade
+
+TASK = {"task_id": "add", "description": "add one", "signature": "def f(x: int) -> int:",
+        "test_cases": [{"input": [1], "expected": 2}], "hidden_test_cases": [{"input": [5], "expected": 6}]}
+
+
+@pytest.fixture
+def task_file(tmp_path: Path) -> Path:
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(TASK))
+    return path
+
+
+def _solution(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "solution.py"
+    path.write_text(f"def f(x):\n    {body}\n")
+    return path
+
+
+def test_exec_exits_0_when_the_candidate_passes_and_1_when_it_does_not(tmp_path, task_file):
+    assert spade("exec", str(task_file), str(_solution(tmp_path, "return x + 1"))).returncode == 0
+    failed = spade("exec", str(task_file), str(_solution(tmp_path, "return x")), "--json")
+    assert failed.returncode == 1, failed.stderr
+    assert json.loads(failed.stdout)["status"] == "failed"
+    crashed = spade("exec", str(task_file), str(_solution(tmp_path, "raise ValueError")))
+    assert crashed.returncode == 1
+
+
+def test_a_missing_solution_file_is_an_input_error(tmp_path, task_file):
+    proc = spade("exec", str(task_file), str(tmp_path / "nope.py"))
+    assert proc.returncode == 2 and "solution file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_help_documents_the_exit_codes():
+    out = spade("--help").stdout
+    for code in ("0 ", "1 ", "2 ", "3 ", "130", "143"):
+        assert f"  {code}" in out
+    assert "infrastructure" in out and "SIGTERM" in out
+
+
+def _descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(c) for c in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo += kids - found
+            found |= kids
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            if Path(f"/proc/{p}/stat").read_text().split(") ")[1][0] != "Z":
+                alive.add(p)
+        except (OSError, IndexError):
+            pass
+    return alive
+
+
+@pytest.mark.parametrize("sig, code, name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")])
+def test_a_signal_during_exec_stops_it_with_one_line_and_no_stray_processes(tmp_path, task_file, sig, code, name):
+    config = tmp_path / "slow.yaml"
+    config.write_text("executor: {timeout: 60, time_floor_s: 60}\n")
+    looping = _solution(tmp_path, "while True: pass")
+    proc = subprocess.Popen([sys.executable, "-m", "spade", "exec", str(task_file), str(looping), "--config",
+                             str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(_descendants(proc.pid)) < 3:  # zygote, its watcher, the candidate
+        time.sleep(0.1)
+    time.sleep(0.5)
+    children = _descendants(proc.pid)
+    assert children, "the sandbox never started"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    assert err.strip() == f"spade exec: stopped by {name}; no verdict was given"
+    assert "resume" not in err
+    time.sleep(0.5)
+    assert not _alive(children), "sandbox processes outlived the command"
+
+
+def test_sigterm_during_run_names_the_run_directory_to_resume(tmp_path):
+    from tests.pipeline.conftest import SMALL_RUN
+
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL_RUN)
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "spade", "run", "--config", str(config), "--run-dir",
+                             str(run_dir)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (run_dir / "spade.sqlite").exists():
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == (f"spade run: stopped by SIGTERM; committed iterations are kept "
+                                            f"(continue with `spade run --resume {run_dir}`)")
+    assert "Traceback" not in err
