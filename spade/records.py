@@ -57,6 +57,7 @@ class TestStatus(str, Enum):
     KILLED = "killed"  # died without reporting (signal, os._exit, crash)
     UNENCODABLE = "unencodable"  # returned an object the strict encoder refuses
     NOT_RUN = "not_run"  # the candidate never got to it (syntax error, missing entry point)
+    INTERNAL_ERROR = "internal_error"  # the sandbox could not judge it (worker died or stalled, malformed reply)
 
 
 class ExecStatus(str, Enum):
@@ -68,6 +69,7 @@ class ExecStatus(str, Enum):
     SYNTAX_ERROR = "syntax_error"
     NO_ENTRY_POINT = "no_entry_point"
     LOAD_ERROR = "load_error"  # module-level code raised or was killed
+    INTERNAL_ERROR = "internal_error"  # the sandbox failed on this candidate (its worker was replaced): scores 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ _STATUS = {
     OutcomeKind.EXCEPTION: TestStatus.EXCEPTION, OutcomeKind.TIMEOUT: TestStatus.TIMEOUT,
     OutcomeKind.MEMORY: TestStatus.MEMORY, OutcomeKind.KILLED: TestStatus.KILLED,
     OutcomeKind.UNENCODABLE: TestStatus.UNENCODABLE, OutcomeKind.NOT_RUN: TestStatus.NOT_RUN,
+    OutcomeKind.INTERNAL_ERROR: TestStatus.INTERNAL_ERROR,
 }
 _LOAD = {"syntax_error": ExecStatus.SYNTAX_ERROR, "no_entry_point": ExecStatus.NO_ENTRY_POINT}
 
@@ -49,6 +50,8 @@ def _outcome(index: int, hidden: bool, raw: RawOutcome, expected: object) -> Tes
 def _overall(raw: RawRun, tests: tuple[TestOutcome, ...]) -> ExecStatus:
     if raw.load_status is not None:
         return _LOAD.get(raw.load_status, ExecStatus.LOAD_ERROR)
+    if tests and all(t.status is TestStatus.INTERNAL_ERROR for t in tests):
+        return ExecStatus.INTERNAL_ERROR
     if all(t.status is TestStatus.PASSED for t in tests):
         return ExecStatus.PASSED
     timed_out = [t.index for t in tests if t.status is TestStatus.TIMEOUT]

@@ -25,6 +25,8 @@ class OutcomeKind(str, Enum):
     KILLED = "killed"
     UNENCODABLE = "unencodable"
     NOT_RUN = "not_run"
+    INTERNAL_ERROR = "internal_error"
+    """Set by the host, never the zygote: the worker died or stalled, or its reply was malformed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,13 @@ from spade.errors import SandboxError
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 LAYERS = ("namespaces", "network_off", "readonly_root", "private_tmp", "uid_drop", "seccomp", "rlimits")
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
-"""The zygote keeps these to drop uid, kill leftovers of the slot uid and wipe /tmp; the child loses all on setuid."""
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SYS_ADMIN")
+"""The zygote keeps these to drop uid, kill leftovers of the slot uid and wipe /tmp; the child loses all on setuid.
+CAP_SYS_ADMIN lives only until the zygote has mounted its own /tmp (bwrap's --size sets no inode cap), before the
+seccomp filter and any fork: the zygote drops it from every set, and without exec nothing can raise it again."""
+TMP_INODES = 16384
+"""Files and directories a candidate may have in /tmp at once: bounds the kernel memory they pin outside any
+rlimit and the time the reset after each job can take."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,8 @@ class Plan:
             ext = _pyseccomp_dir() if self.use_seccomp else None
             settings |= {"tmp": tmp, "ext": ext}
             return [python, "-I", "-S", "-B", str(INSIDE / "zygote.py"), json.dumps(settings)]
-        settings |= {"tmp": "/tmp", "ext": "/sbx/ext" if self.use_seccomp else None}
+        settings |= {"tmp": "/tmp", "ext": "/sbx/ext" if self.use_seccomp else None,
+                     "mount_tmp": {"size": tmpfs_bytes, "inodes": TMP_INODES}}
         return [*_bwrap_prefix(tmpfs_bytes, self.use_seccomp), python, "-I", "-S", "-B",
                 "/sbx/inside/zygote.py", json.dumps(settings)]
 

@@ -1,7 +1,8 @@
 """SandboxPool: warm workers behind one submit/run/score interface, shared by validate, sample and evaluate.
 
 in: an ExecutorConfig; Jobs, or (Task, code) pairs. out: RawRun (ungraded) or ExecResult (graded).
-A worker whose zygote died is replaced and its job retried once; a second failure raises SandboxError.
+Whatever happens to a candidate is its verdict: a worker that dies, stalls or sends a malformed reply during a
+job gives that job internal_error and is replaced. Only a worker that cannot be started raises SandboxError.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import itertools
 import logging
 import os
 import queue
+import select
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from spade.config import ExecutorConfig
 from spade.errors import SandboxError
@@ -28,6 +31,8 @@ from spade.sandbox.worker import Worker, WorkerDied
 log = logging.getLogger("spade.sandbox")
 UID_BASE = 62000
 UID_BLOCK = 64
+MAX_JOB_VALUE_CHARS = 8_000_000
+"""Encoded return values decoded per job (all tests together); values past it are unencodable, undecoded."""
 _uid_blocks = itertools.count()
 
 
@@ -105,26 +110,38 @@ class SandboxPool:
         return await asyncio.wrap_future(self.submit(job))
 
     def run(self, job: Job) -> RawRun:
-        """Run one job on a free worker; replace a dead worker and retry once."""
+        """Run one job on a free worker. A worker found dead before the job is replaced and the job given to its
+        successor; a worker that dies, stalls or answers nonsense during the job makes that job's verdict
+        internal_error and is replaced. Only a replacement that cannot start raises (SandboxError)."""
         if self.cfg.isolation == "none":
             warnings.warn("executor.isolation = 'none': candidate code runs without isolation (debugging only)",
                           UnsafeSandboxWarning, stacklevel=2)
         slot, worker = self._free.get()
         try:
-            for attempt in (1, 2):
-                try:
-                    return _raw_run(worker.run(job), len(job.inputs))
-                except WorkerDied as exc:
-                    log.warning("sandbox worker %d died (%s); replacing it (attempt %d)", slot, exc, attempt)
-                    worker.close()
-                    worker = self._start(slot)
-                    with self._lock:
-                        self._all[slot] = worker
-                    if attempt == 2:
-                        raise SandboxError(f"a sandbox worker died twice running one job: {exc}") from None
-            raise AssertionError("unreachable")
+            if _gone(worker):  # died between jobs: not this candidate's doing, so it does not cost it a verdict
+                worker = self._replace(slot, worker, "it died while idle")
+            try:
+                reply = worker.run(job)
+            except (WorkerDied, ValueError, TypeError, RecursionError) as exc:  # dead, silent, or not JSON
+                worker = self._replace(slot, worker, str(exc)[:300])
+                return internal_error(len(job.inputs), f"the sandbox worker died or stalled: {exc}")
+            raw, malformed = _raw_run(reply, len(job.inputs))
+            if malformed:
+                worker = self._replace(slot, worker, f"its reply was malformed ({malformed})")
+            elif reply.get("recycle") is True:  # e.g. its /tmp could not be emptied
+                worker = self._replace(slot, worker, "it asked to be recycled")
+            return raw
         finally:
             self._free.put((slot, worker))
+
+    def _replace(self, slot: int, worker: Worker, why: str) -> Worker:
+        """Close `worker` and start its successor in the same slot; SandboxError (infrastructure) if it cannot."""
+        log.warning("sandbox worker %d is replaced: %s", slot, why)
+        worker.close()
+        worker = self._start(slot)
+        with self._lock:
+            self._all[slot] = worker
+        return worker
 
     # -- scoring tasks -------------------------------------------------------------------------------------------
     def job_for(self, task: Task, code: str, time_limits: Sequence[float] | None = None) -> Job:
@@ -174,24 +191,78 @@ def time_limits_for(cfg: ExecutorConfig, n_tests: int, reference_cpu_s: Sequence
     return tuple(max(cfg.time_floor_s, cfg.time_factor * t) for t in reference_cpu_s)
 
 
-def _raw_run(reply: dict, n: int) -> RawRun:
-    outcomes = tuple(_raw_outcome(t) for t in reply["tests"])
-    if len(outcomes) != n:
-        raise SandboxError(f"zygote returned {len(outcomes)} outcomes for {n} tests")
+def internal_error(n: int, why: str) -> RawRun:
+    """The verdict for a job the sandbox could not judge: every test internal_error, nothing measured."""
+    outcome = RawOutcome(OutcomeKind.INTERNAL_ERROR, error=why[:300])
+    return RawRun(outcomes=(outcome,) * n, cpu_time_s=0.0, peak_memory_kb=0, wall_time_s=0.0,
+                  events=("internal_error",))
+
+
+def _gone(worker: Worker) -> bool:
+    """True when an idle worker has exited or has something to say (end of file, or bytes nobody asked for)."""
+    if worker.proc.poll() is not None or worker.proc.stdout is None:
+        return True
+    try:
+        return bool(select.select([worker.proc.stdout], [], [], 0)[0])
+    except (OSError, ValueError):  # a closed pipe
+        return True
+
+
+def _raw_run(reply: Any, n: int) -> tuple[RawRun, str]:
+    """The zygote's reply as a RawRun, and '' or what was wrong with it: a reply of the wrong shape is this job's
+    internal_error, never a crash."""
+    try:
+        return _parse_reply(reply, n), ""
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        why = f"{type(exc).__name__}: {str(exc)[:200]}"
+        return internal_error(n, f"the sandbox worker sent a malformed reply ({why})"), why
+
+
+def _parse_reply(reply: dict, n: int) -> RawRun:
+    tests = reply["tests"]
+    if type(tests) is not list or len(tests) != n:
+        raise ValueError(f"{len(tests) if type(tests) is list else type(tests).__name__} outcomes for {n} tests")
+    budget = [MAX_JOB_VALUE_CHARS]
+    outcomes = tuple(_raw_outcome(t, budget) for t in tests)
     load = reply.get("load") or {}
-    return RawRun(outcomes=outcomes, cpu_time_s=float(reply["cpu"]), peak_memory_kb=int(reply["maxrss"]),
-                  wall_time_s=float(reply["wall"]), output_bytes=int(reply["out_bytes"]), output=reply["output"],
-                  load_status=load.get("status"), load_error=load.get("error"), events=tuple(reply["events"]))
+    events = reply["events"]
+    if type(events) is not list or not all(type(e) is str for e in events):
+        raise ValueError("events is not a list of names")
+    return RawRun(outcomes=outcomes, cpu_time_s=_number(reply["cpu"]), peak_memory_kb=int(_number(reply["maxrss"])),
+                  wall_time_s=_number(reply["wall"]), output_bytes=int(_number(reply["out_bytes"])),
+                  output=_text(reply["output"], optional=False), load_status=_text(load.get("status")), load_error=_text(load.get("error")),
+                  events=tuple(events))
 
 
-_KINDS = {kind.value: kind for kind in OutcomeKind}
+def _number(value: Any) -> float:
+    if type(value) not in (int, float) or not 0 <= value < 1e15:
+        raise ValueError(f"a measurement of {value!r:.40} is not a non-negative number")
+    return float(value)
 
 
-def _raw_outcome(t: dict) -> RawOutcome:
+def _text(value: Any, optional: bool = True) -> Any:
+    if not (optional and value is None) and type(value) is not str:
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+_KINDS = {kind.value: kind for kind in OutcomeKind if kind is not OutcomeKind.INTERNAL_ERROR}
+
+
+def _raw_outcome(t: dict, budget: list[int]) -> RawOutcome:
     kind = _KINDS[t["kind"]]
     if kind is not OutcomeKind.VALUE:
-        return RawOutcome(kind, error=t.get("error"))
+        return RawOutcome(kind, error=_text(t.get("error")))
+    text = t["value"]
+    if type(text) is not str:
+        raise ValueError("a value that is not encoded text")
+    # One budget for the whole job: values past it are refused undecoded, so a candidate that sends many large
+    # frames costs the host their text, never the objects they would decode into.
+    budget[0] -= len(text)
+    if budget[0] < 0:
+        return RawOutcome(OutcomeKind.UNENCODABLE, error=f"the job's return values together exceed "
+                          f"{MAX_JOB_VALUE_CHARS} encoded chars")
     try:
-        return RawOutcome(kind, value=codec.decode(t["value"]))
+        return RawOutcome(kind, value=codec.decode(text))
     except codec.Unencodable as exc:
         return RawOutcome(OutcomeKind.UNENCODABLE, error=str(exc))

@@ -25,6 +25,8 @@ from spade.sandbox.layers import Plan
 START_TIMEOUT_S = 30.0
 SLACK_S = 10.0
 """Beyond the job's own total limit, how long the host waits for the zygote before declaring it dead."""
+MAX_MESSAGE_BYTES = 64 << 20
+"""The largest control message the host reads from a zygote (a job's reply holds every returned value)."""
 
 
 class WorkerDied(Exception):
@@ -86,10 +88,13 @@ class Worker:
         """One length-prefixed message; reads whatever the pipe holds, so a reply usually costs one read."""
         self._fill(4, deadline)
         size = 4 + int.from_bytes(self._inbox[:4], "big")
+        if size > 4 + MAX_MESSAGE_BYTES:  # never buffered: the stream is lost, and so is the worker
+            raise WorkerDied(f"the zygote sent a {size - 4}-byte message, over the {MAX_MESSAGE_BYTES}-byte limit")
         self._fill(size, deadline)
-        body = bytes(self._inbox[4:size])
-        del self._inbox[:size]
-        return json.loads(body)
+        with memoryview(self._inbox) as view:  # decoded in place, then the buffer is let go before parsing
+            text = str(view[4:size], "utf-8")
+        self._inbox = self._inbox[size:]
+        return json.loads(text)
 
     def _fill(self, n: int, deadline: float) -> None:
         assert self.proc.stdout is not None

@@ -28,6 +28,7 @@ _BAD_KIND = {
     OutcomeKind.EXCEPTION: "reference_raises", OutcomeKind.TIMEOUT: "reference_timeout",
     OutcomeKind.MEMORY: "reference_memory", OutcomeKind.KILLED: "reference_killed",
     OutcomeKind.UNENCODABLE: "reference_unencodable", OutcomeKind.NOT_RUN: "reference_not_run",
+    OutcomeKind.INTERNAL_ERROR: "reference_internal_error",
 }
 
 

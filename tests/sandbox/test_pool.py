@@ -18,10 +18,17 @@ from spade.sandbox.layers import host_layers
 from tests.sandbox.conftest import CFG, CORRECT, secret_task
 
 
-def test_a_killed_worker_is_replaced_and_the_job_retried():
+def test_a_worker_killed_while_idle_is_replaced_before_the_next_job_which_it_does_not_cost():
     with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
         (before,) = pool.worker_pids()
         os.kill(before, signal.SIGKILL)
+        for _ in range(200):  # the kill has landed once the process is a zombie (or gone)
+            try:
+                if open(f"/proc/{before}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            except OSError:
+                break
+            time.sleep(0.01)
         assert pool.score(secret_task(), CORRECT).score == 1.0
         (after,) = pool.worker_pids()
         assert after != before

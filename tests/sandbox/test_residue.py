@@ -6,9 +6,16 @@ Each test runs on a pool of one worker, so the next job is sure to land where th
 
 from __future__ import annotations
 
+import json
+import os
+import time
+
 import pytest
 
 from spade.sandbox import Job, OutcomeKind, SandboxPool
+from spade.sandbox.inside import reset
+from spade.sandbox.layers import TMP_INODES, Plan
+from spade.sandbox.worker import Worker
 from tests.sandbox.conftest import CFG, CORRECT, LIMIT, secret_task
 
 MARKER_DIGITS = 7919 * 104729  # the marker is "PREVJOB-" + these digits; the scanner never builds that string
@@ -124,4 +131,106 @@ def test_memfd_pages_written_with_write_are_refused(solo):
             '    return "held"\n')
     raw = _run(solo, code)
     assert raw.outcomes[0].kind is OutcomeKind.EXCEPTION and "PermissionError" in raw.outcomes[0].error
+    assert solo.score(secret_task(), CORRECT).score == 1.0
+
+
+# -- the /tmp reset ------------------------------------------------------------------------------------------------
+DEEP_TREE = ('import os\n'
+             'def f():\n'
+             '    os.chdir("/tmp")\n'
+             '    for _ in range(40):  # 40 levels of 200-character names: a path of 8,000 characters\n'
+             '        os.mkdir("d" * 200)\n'
+             '        os.chdir("d" * 200)\n'
+             '        open("note", "w").write("left for the next candidate")\n'
+             '    return len(os.getcwd())\n')
+LIST_TMP = 'import os\ndef f():\n    return sorted(os.listdir("/tmp"))\n'
+
+
+def test_a_tree_deeper_than_path_max_is_removed_before_the_next_candidate(solo):
+    assert _run(solo, DEEP_TREE).values[0] > 4096
+    assert _run(solo, LIST_TMP).values == [[]]
+    assert solo.score(secret_task(), CORRECT).score == 1.0
+
+
+def test_a_file_flood_in_tmp_stops_at_the_inode_cap_and_is_gone_for_the_next_candidate(solo):
+    flood = ('import os\n'
+             'def f():\n'
+             '    made = 0\n'
+             '    try:\n'
+             '        for i in range(1_000_000):\n'
+             '            os.close(os.open(f"/tmp/{i}", os.O_CREAT | os.O_WRONLY))\n'
+             '            made += 1\n'
+             '    except OSError as exc:\n'
+             '        return [made, exc.errno]\n'
+             '    return [made, 0]\n')
+    made, errno = _run(solo, flood).values[0]
+    assert made < TMP_INODES and errno == 28, (made, errno)  # ENOSPC: out of inodes, long before a million
+    assert _run(solo, LIST_TMP).values == [[]]
+    assert solo.score(secret_task(), CORRECT).score == 1.0
+
+
+def test_the_reset_removes_deep_trees_through_fds_and_never_follows_a_symlink(tmp_path):
+    top, outside = tmp_path / "top", tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("host file")
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(30):  # 30 × 200 characters: deeper than PATH_MAX, unreachable by path
+        os.mkdir("d" * 200, dir_fd=fd)
+        sub = os.open("d" * 200, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+        os.symlink(str(outside), "link", dir_fd=fd)
+        os.close(os.open("f", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+    os.close(fd)
+    assert reset.empty(str(top), time.monotonic() + 10, 10_000)
+    assert os.listdir(top) == [] and (outside / "keep").read_text() == "host file"
+
+
+def test_the_reset_stops_at_its_budget_and_says_the_tree_is_not_empty(tmp_path):
+    for i in range(50):
+        (tmp_path / str(i)).write_text("x")
+    assert not reset.empty(str(tmp_path), time.monotonic() + 10, 20)
+    assert 0 < len(os.listdir(tmp_path)) <= 30
+    assert not reset.empty(str(tmp_path), time.monotonic() - 1, 10_000)  # past its deadline: does nothing
+    assert reset.empty(str(tmp_path), time.monotonic() + 10, 10_000) and os.listdir(tmp_path) == []
+
+
+class _TightCleanup(Plan):
+    """The strict plan, with a reset budget of 100 entries, so a candidate can outrun it."""
+
+    def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
+        argv = super().argv(uid, tmp, tmpfs_bytes)
+        settings = json.loads(argv[-1])
+        return [*argv[:-1], json.dumps(settings | {"cleanup_entries": 100})]
+
+
+def test_a_worker_that_cannot_empty_its_tmp_asks_to_be_recycled_and_the_verdict_stands(solo):
+    many = 'def f():\n    for i in range(500):\n        open(f"/tmp/{i}", "w").close()\n    return "done"\n'
+    plan = solo.plan
+    worker = Worker(_TightCleanup(plan.layers, plan.uses_bwrap, plan.use_seccomp, plan.drop_uid), 61990, 1 << 24)
+    try:
+        worker.wait_ready()
+        fine = worker.run(Job("def f():\n    return 1\n", "f", ((),), (5.0,), CFG.memory_bytes))
+        assert "recycle" not in fine  # a job that leaves nothing does not ask
+        reply = worker.run(Job(many, "f", ((),), (5.0,), CFG.memory_bytes, total_timeout=10.0))
+        assert reply.get("recycle") is True and reply["tests"][0] == {"kind": "value", "value": '"done"'}
+    finally:
+        worker.close()
+
+
+def test_no_process_in_the_sandbox_keeps_cap_sys_admin_once_tmp_is_mounted(solo):
+    # bubblewrap hands the zygote CAP_SYS_ADMIN for its capped /tmp mount; it is dropped before any fork.
+    code = ('import os\n'
+            'def f():\n'
+            '    held = []\n'
+            '    for pid in [p for p in os.listdir("/proc") if p.isdigit()]:\n'
+            '        status = open(f"/proc/{pid}/status").read().splitlines()\n'
+            '        caps = {l.split(":")[0]: int(l.split()[1], 16) for l in status if l.startswith("Cap")}\n'
+            '        if any(caps[k] >> 21 & 1 for k in ("CapEff", "CapPrm", "CapAmb", "CapInh")):\n'
+            '            held.append(pid)\n'
+            '    return [held, os.statvfs("/tmp").f_files]\n')
+    assert _run(solo, code).values == [[[], TMP_INODES]]
+    mount = 'import ctypes\ndef f():\n    return ctypes.CDLL(None).mount(b"tmpfs", b"/tmp", b"tmpfs", 0, None)\n'
+    assert _run(solo, mount).outcomes[0].kind is OutcomeKind.KILLED  # the filter kills on mount
     assert solo.score(secret_task(), CORRECT).score == 1.0

@@ -10,6 +10,7 @@ This file runs inside the sandbox and must import nothing outside the standard l
 from __future__ import annotations
 
 import _json
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
 MAX_DEPTH = 64
 MAX_ITEMS = 200_000
 MAX_CHARS = 4_000_000
+MAX_INT_DIGITS = 4300
+"""Decimal digits of one decoded int (Python's own default int/str limit)."""
+MAX_SAME_HASH = 8
+"""Set elements or dict keys of one decoded container that may share a hash value (a forged frame of ints
+k·(2**61 - 1) all hash alike and would make building the set quadratic)."""
 
 
 class Unencodable(Exception):
@@ -38,6 +44,7 @@ _NODES = frozenset((_LIST, _DICT))  # what a decoded JSON tree holds besides sca
 _c_encode = _json.make_encoder(None, None, _json.encode_basestring, None, ":", ",", False, False, True)
 _c_encode_ascii = _json.make_encoder(None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True)
 _join = "".join
+_get_int_digits = getattr(sys, "get_int_max_str_digits", lambda: 0)  # absent before 3.11: 0, as if unlimited
 _INF = float("inf")
 _CONSTANTS = {"-Infinity": -_INF, "Infinity": _INF, "NaN": _INF - _INF}
 
@@ -123,17 +130,49 @@ def _tree(v: Any, depth: int, budget: list[int]) -> Any:
 
 
 def decode(text: str) -> Any:
-    """Rebuild plain builtins from `encode`'s text; raise Unencodable on anything malformed."""
+    """Rebuild plain builtins from `encode`'s text; raise Unencodable on anything malformed or over a limit.
+
+    The text may be forged (a candidate can write its own frames), so nothing here trusts encode's limits: the
+    text, the items, the depth and each int's digits are bounded, and no set or dict is built from elements that
+    share one hash value too often (equal hashes make building it quadratic). Every step is linear in the text.
+    """
     if _len(text) > MAX_CHARS:
         raise Unencodable(f"encoded value is {_len(text)} chars, over the {MAX_CHARS} limit")
     try:
-        tree = plain_loads(text)
-        return _value(tree, 0)
-    except (ValueError, TypeError, RecursionError, KeyError, IndexError) as exc:
-        raise Unencodable(f"malformed encoding: {exc}") from None
+        tree = _bounded_loads(text)
+        return _value(tree, 0, [MAX_ITEMS])
+    except (ValueError, TypeError, RecursionError, KeyError, IndexError, MemoryError) as exc:
+        raise Unencodable(f"malformed encoding: {_str(exc)[:200]}") from None
 
 
-def _value(node: Any, depth: int) -> Any:
+def _bounded_int(digits: str) -> int:
+    if _len(digits) > MAX_INT_DIGITS + 1:  # + 1: the sign
+        raise ValueError(f"an int of more than {MAX_INT_DIGITS} digits")
+    return _INT(digits)
+
+
+class _BoundedContext(_ScanContext):
+    parse_int = staticmethod(_bounded_int)
+
+
+_bounded_scan = _json.make_scanner(_BoundedContext())
+
+
+def _bounded_loads(text: str) -> Any:
+    # The C scanner's fast int path is bounded by the interpreter's own int/str limit (4300 digits by default);
+    # only where that limit was raised or lifted does each int go through a call that checks its length.
+    limit = _get_int_digits()
+    scan = _scan if 0 < limit <= MAX_INT_DIGITS else _bounded_scan
+    try:
+        value, end = scan(text, 0)
+    except StopIteration as exc:
+        raise ValueError(f"expecting a JSON value at char {exc.value}") from None
+    if end != _len(text):
+        raise ValueError(f"extra data at char {end}")
+    return value
+
+
+def _value(node: Any, depth: int, budget: list[int]) -> Any:
     if depth > MAX_DEPTH + 1:
         raise Unencodable(f"nested deeper than {MAX_DEPTH}")
     t = _type(node)
@@ -141,21 +180,42 @@ def _value(node: Any, depth: int) -> Any:
         if t is _DICT:
             raise Unencodable("bare JSON object in encoding")
         return node
+    budget[0] -= _len(node)
+    if budget[0] < 0:
+        raise Unencodable(f"more than {MAX_ITEMS} items")
     tag, items = node[0], node[1:]
+    if _type(tag) is not _STR:
+        raise Unencodable(f"container tag of type {_type(tag).__name__}")
     if tag == "B":
         return bytes.fromhex(items[0])
     # Flat (the common case): JSON scalars are already the values; no call per item.
-    values = items if _NODES.isdisjoint(map(_type, items)) else [_value(x, depth + 1) for x in items]
+    values = items if _NODES.isdisjoint(map(_type, items)) else [_value(x, depth + 1, budget) for x in items]
     if tag == "L":
         return values
     if tag == "T":
         return tuple(values)
     if tag == "S":
-        return set(values)
+        return set(_spread(values))
     if tag == "F":
-        return frozenset(values)
+        return frozenset(_spread(values))
     if tag == "D":
         if _len(values) % 2:
             raise Unencodable("dict encoding has an odd number of items")
-        return dict(zip(values[0::2], values[1::2]))
-    raise Unencodable(f"unknown tag {tag!r}")
+        keys = values[0::2]
+        return dict(zip(_spread(keys), values[1::2]))
+    raise Unencodable(f"unknown tag {tag[:20]!r}")
+
+
+def _spread(elements: list[Any]) -> list[Any]:
+    """`elements`, once no hash value is shared by more than MAX_SAME_HASH of them.
+
+    Sorting the hashes costs O(n log n) whatever they are; a set or dict built from n elements of one hash costs
+    O(n²). Elements with distinct hashes probe apart within a few steps (CPython perturbs the probe sequence with
+    every bit of the hash), so this bound keeps building the container linear. Unhashable elements raise TypeError.
+    """
+    if _len(elements) <= MAX_SAME_HASH:
+        return elements
+    hashes = sorted(map(hash, elements))
+    if any(map(_INT.__eq__, hashes[MAX_SAME_HASH:], hashes)):  # sorted: a run longer than the bound
+        raise Unencodable(f"more than {MAX_SAME_HASH} set elements or dict keys share one hash value")
+    return elements

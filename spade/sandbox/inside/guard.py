@@ -49,6 +49,8 @@ _REQUIRED = ("clone", "clone3", "kill", "tgkill", "socket", "execve", "ptrace", 
 CLONE_THREAD = 0x00010000
 PR_SET_NO_NEW_PRIVS = 38
 SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4  # x86_64
+SYS_CAPGET, SYS_CAPSET, CAPABILITY_VERSION_3, CAP_SYS_ADMIN = 125, 126, 0x20080522, 21  # x86_64
+MS_NOSUID, MS_NODEV = 2, 4
 PID_PLACEHOLDER = 0x5EC0_5EC0  # above pid_max (4194304), so it can only be the placeholder
 
 
@@ -75,6 +77,14 @@ class Guard:
         self._buf = (ctypes.c_char * max(1, len(self._code))).from_buffer(self._code) if self.program else None
         self._fprog = _SockFprog(len(self._code) // 8, ctypes.cast(self._buf, ctypes.c_void_p)) if self.program else None
         self._prctl, self._syscall, self._byref = self.libc.prctl, self.libc.syscall, ctypes.byref
+
+    def mount_tmp(self, path: str, size: int, inodes: int) -> None:
+        """A fresh tmpfs on `path` with a size and an inode cap, then CAP_SYS_ADMIN dropped for good (bubblewrap
+        kept it for this one mount). Called at the zygote's start, before the filter (which kills on mount)."""
+        opts = f"size={size},nr_inodes={inodes},mode=1777".encode()
+        if self.libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) != 0:
+            raise OSError(ctypes.get_errno(), f"mounting the private tmpfs on {path} failed")
+        _drop_capability(self.libc, CAP_SYS_ADMIN)
 
     def confine_zygote(self) -> None:
         """Limits that are the same for every child, set once here (children inherit them through fork), and
@@ -128,6 +138,27 @@ class Guard:
         flags = SECCOMP_FILTER_FLAG_SPEC_ALLOW
         if self._syscall(SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, flags, self._byref(fprog)) != 0:
             raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER) failed")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capability(libc: Any, cap: int) -> None:
+    """Remove `cap` from this process's effective, permitted and inheritable sets (so from its ambient set too).
+    Dropping needs no privilege; raising it again would need it in the permitted set, or an exec (refused)."""
+    header, data = _CapHeader(CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    if libc.syscall(SYS_CAPGET, ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget failed")
+    word, bit = divmod(cap, 32)
+    for field in ("effective", "permitted", "inheritable"):
+        setattr(data[word], field, getattr(data[word], field) & ~(1 << bit))
+    if libc.syscall(SYS_CAPSET, ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
 
 
 def _close_other_fds(keep: tuple[int, ...]) -> None:

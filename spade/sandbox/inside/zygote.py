@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 import time
 
@@ -22,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE]
 
 import codec  # noqa: E402  (path set just above; this file runs as a script)
+import reset  # noqa: E402
 import watch  # noqa: E402
 
 from guard import Guard  # noqa: E402
@@ -38,6 +38,8 @@ def main() -> None:
     if settings.get("ext"):
         sys.path.append(settings["ext"])
     guard = Guard(settings)
+    if settings.get("mount_tmp"):
+        guard.mount_tmp(settings["tmp"], settings["mount_tmp"]["size"], settings["mount_tmp"]["inodes"])
     guard.confine_zygote()
     # The control pipes move to private fds so a child can never inherit them as 0/1.
     cin, cout = os.dup(0), os.dup(1)
@@ -85,68 +87,9 @@ def _serve_one(cin: int, cout: int, guard: Guard, settings: dict) -> int:
 def _cleanup(settings: dict) -> bool:
     """Kill what the slot uid left and empty /tmp; True when /tmp is empty afterwards."""
     if settings["drop_uid"]:
-        _kill_uid(settings["uid"])
-    return _empty(settings["tmp"], time.monotonic() + CLEANUP_S, CLEANUP_ENTRIES)
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _empty(top: str, deadline: float, budget: int) -> bool:
-    """Remove everything under `top` through directory fds, never following a symlink and never building a path,
-    so no tree is too deep for it (PATH_MAX does not apply) and one fd is open at a time (RLIMIT_NOFILE is small).
-    Goes down into the first subdirectory it meets and back up through "..": nothing else runs under the slot
-    uid by now, so no one can move the tree meanwhile. Stops at the deadline or after `budget` entries.
-    True when `top` is empty at the end."""
-    try:
-        fd = os.open(top, _DIR_FLAGS)
-    except OSError:
-        return False
-    names: list[str] = []  # the path from top down to fd, one name per level
-    try:
-        while budget > 0 and time.monotonic() < deadline:
-            down, seen = None, 0
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    seen += 1
-                    budget -= 1
-                    if entry.is_dir(follow_symlinks=False):
-                        down = entry.name
-                        break
-                    os.unlink(entry.name, dir_fd=fd)
-                    if budget <= 0:
-                        break
-            if down is not None:
-                sub = os.open(down, _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = sub
-                names.append(down)
-            elif seen:
-                continue  # unlinking while listing may skip entries: list again until nothing is left
-            elif not names:
-                return True
-            else:
-                up = os.open("..", _DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = up
-                os.rmdir(names.pop(), dir_fd=fd)
-        return False
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-def _kill_uid(uid: int) -> None:
-    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed."""
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{entry}").st_uid == uid:
-                os.kill(int(entry), signal.SIGKILL)
-        except (OSError, ValueError):
-            pass
+        reset.kill_uid(settings["uid"])
+    budget = settings.get("cleanup_entries", CLEANUP_ENTRIES)
+    return reset.empty(settings["tmp"], time.monotonic() + CLEANUP_S, budget)
 
 
 def _send(fd: int, message: dict) -> None:
