@@ -38,7 +38,7 @@ _FATAL = (
     "userfaultfd", "reboot", "swapon", "swapoff", "syslog", "acct", "quotactl", "iopl", "ioperm",
     "fanotify_init", "lookup_dcookie", "vhangup",
 )
-# The second stage, installed by each child after its uid drop, holds only what the zygote itself needs
+# The second stage, installed by each child after its uid drop, holds only what the zygote and its watchers need
 # (changing uid, forking, signalling): a short filter is cheap to install (the kernel checks and JIT-compiles
 # it, and works out its per-syscall cache, on every install).
 _CHILD_FATAL = (
@@ -104,7 +104,7 @@ class Guard:
 
     def harden(self, keep_fds: tuple[int, ...]) -> None:
         """Lock this (child) process down before it knows its job; raise on any failure so the child dies."""
-        # Its own process group, which the zygote kills whole (not setsid: a session per child would also make
+        # Its own process group, which the watcher kills whole (not setsid: a session per child would also make
         # the scheduler create an autogroup per child).
         os.setpgid(0, 0)
         _close_other_fds(keep_fds)
@@ -224,7 +224,7 @@ def _compile_here() -> tuple[bytes, bytes]:
     _rule(child, sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
     # ENOSYS (not EPERM) so glibc falls back to clone(), which the rule above can inspect.
     _rule(child, sc.ERRNO(errno.ENOSYS), "clone3")
-    # Signals only to itself: the zygote, other workers and the host are out of reach.
+    # Signals only to itself: the zygote, its watcher, other workers and the host are out of reach.
     _rule(child, sc.ERRNO(errno.EPERM), "kill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
     _rule(child, sc.ERRNO(errno.EPERM), "tgkill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
     return _export(base), _export(child)

@@ -36,7 +36,7 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         sys.addaudithook(_auditor(res_fd))  # before any candidate code: a hook can never be removed
         fn = _load(code, entry, res_fd)
         if fn is not None:
-            # L starts test `start`; each outcome ends its test and starts the next, so the zygote times every
+            # L starts test `start`; each outcome ends its test and starts the next, so the watcher times every
             # test from frames it gets the moment they happen, one write per test.
             _send(res_fd, b"L", b"")
             for i in range(start, _len(inputs)):
