@@ -7,11 +7,12 @@ what the interrupted command kept, and exit 130 / 143. Anything else is our bug 
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 from pathlib import Path
 
-from spade.errors import EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
+from spade.errors import EXIT_INFRA, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
 
 EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
@@ -21,6 +22,10 @@ EXIT_CODES = """exit codes (every command):
   3    infrastructure error: sandbox, model backend, disk full or read-only, database locked (one line on stderr)
   130  interrupted by SIGINT (Ctrl-C);  143  terminated by SIGTERM
 """
+
+
+# The disk or file system refused a write (full, read-only, no permission, failing): one line, exit 3.
+_MEDIUM_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 
 
 class Terminated(KeyboardInterrupt):
@@ -146,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     except SpadeError as exc:
         print(f"spade: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:
+        if exc.errno not in _MEDIUM_ERRORS:
+            raise  # anything else is our bug: keep the traceback
+        hint = "; pass --out to write elsewhere" if getattr(args, "out", None) is None and args.command in (
+            "report", "export") else ""
+        print(f"spade: error: cannot write {exc.filename or 'a file'}: {exc.strerror}{hint}", file=sys.stderr)
+        return EXIT_INFRA
     except KeyboardInterrupt as exc:
         name, code = ("SIGTERM", EXIT_SIGTERM) if isinstance(exc, Terminated) else ("SIGINT", EXIT_SIGINT)
         print(f"spade {args.command}: stopped by {name}; {_kept(args)}", file=sys.stderr)

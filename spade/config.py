@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from spade.errors import ConfigError
+from spade.jsonfile import short
 
 
 class _Section(BaseModel):
@@ -291,6 +292,9 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a full config is a few KB; anything this large is the wrong file
+
+
 def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> SpadeConfig:
     """Read and validate a YAML config (defaults when `path` is None), then apply dotted overrides."""
     data: dict[str, Any] = {}
@@ -298,20 +302,54 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"config file {p} does not exist; pass an existing YAML file (see configs/default.yaml)")
-        try:
-            loaded = yaml.safe_load(p.read_text())
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {p} is not valid YAML: {str(exc).splitlines()[0]}") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(f"config file {p} must hold a mapping of sections, got {type(loaded).__name__}")
-        data = loaded or {}
+        data = read_yaml_mapping(p)
     for dotted, value in (overrides or {}).items():
         node = data
         *parents, leaf = dotted.split(".")
         for key in parents:
             node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{path}: section '{key}' = {short(node)} must be a mapping of keys, "
+                                  f"e.g. {key}: {{{leaf}: ...}}")
         node[leaf] = value
     return config_from_dict(data, source=str(path) if path else "config")
+
+
+def read_yaml_mapping(p: Path) -> dict[str, Any]:
+    """A YAML file holding a mapping (or nothing), read without tracebacks: too large, not UTF-8, malformed,
+    nested too deep or holding an integer too long to convert are one line naming the file and the fix."""
+    try:
+        size = p.stat().st_size
+        raw = p.read_bytes() if size <= MAX_CONFIG_BYTES else b""
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {p}: {exc.strerror}") from None
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {p} is {size:,} bytes; a SPADE config is a few KB (at most "
+                          f"{MAX_CONFIG_BYTES:,}): pass the YAML config, see configs/default.yaml")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"config file {p}:{line} is not UTF-8 (byte 0x{raw[exc.start]:02x}); save it as UTF-8, "
+                          f"e.g. `iconv -f latin1 -t utf-8 {p.name}`") from None
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"config file {where} is not valid YAML ({problem}); fix it there (configs/default.yaml "
+                          "shows the layout)") from None
+    except RecursionError:
+        raise ConfigError(f"config file {p} is nested deeper than YAML can read; a SPADE config is sections of "
+                          "keys, two levels deep (see configs/default.yaml)") from None
+    except ValueError as exc:  # an integer over Python's 4300-digit conversion limit
+        raise ConfigError(f"config file {p} holds a value SPADE cannot read ({str(exc).split(';')[0]}); "
+                          "use a smaller number") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ConfigError(f"config file {p} must hold a mapping of sections, got {type(loaded).__name__} "
+                          f"{short(loaded)}")
+    return loaded or {}
 
 
 def config_from_dict(data: dict[str, Any], source: str = "config") -> SpadeConfig:
@@ -342,7 +380,7 @@ def _one_line(exc: ValidationError) -> str:
     bounds = [f"{op} {ctx[k]}" for k, op in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")) if k in ctx]
     allowed = f" (allowed: {' and '.join(bounds)})" if bounds else ""
     extra = "" if len(exc.errors()) == 1 else f" (+{len(exc.errors()) - 1} more)"
-    return f"{key} = {value!r}: {msg}{allowed}{extra}"
+    return f"{key} = {short(value)}: {msg}{allowed}{extra}"
 
 
 def dump_defaults() -> str:

@@ -72,3 +72,35 @@ def test_dotted_overrides_apply_and_validate():
     assert load_config(None, {"run.iterations": 7}).run.iterations == 7
     with pytest.raises(ConfigError, match="run.iterations"):
         load_config(None, {"run.iterations": -3})
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"run: " + b"[" * 100_000 + b"]" * 100_000 + b"\n", ["nested deeper than YAML can read"]),
+        (b"run:\n  seed: 1  # caf\xe9\n", [":2 is not UTF-8", "0xe9", "iconv"]),
+        (b"run:\n  seed: " + b"9" * 5000 + b"\n", ["4300 digits", "smaller number"]),
+        (b"run: [\n", [":2 is not valid YAML", "expected the node content"]),
+        (b"run: !!python/object:os.system x\n", [":1 is not valid YAML", "constructor"]),
+        (b"# " + b"x" * (1 << 20) + b"\n", ["a few KB"]),
+        (b"42\n", ["mapping of sections", "int 42"]),
+        (b"run:\n  seed: " + b"[" * 300 + b"]" * 300 + b"\n", ["run.seed = [[[[[[", "…"]),
+    ],
+)
+def test_malformed_deep_huge_or_mis_encoded_yaml_is_one_line(tmp_path, content, expected):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message and len(message) < 400, message
+    assert str(path) in message
+    for part in expected:
+        assert part in message, message
+
+
+def test_an_override_into_a_section_that_is_not_a_mapping_is_one_line(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("run: 5\n")
+    with pytest.raises(ConfigError, match=r"section 'run' = 5 must be a mapping"):
+        load_config(path, {"run.seed": 3})

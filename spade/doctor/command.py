@@ -19,7 +19,7 @@ def doctor_command(run_dir: str, as_json: bool) -> int:
     from spade.doctor.rules import diagnose
     from spade.report.runview import load_view
 
-    with RunStore(Path(run_dir)) as store:
+    with RunStore(Path(run_dir), read_only=True) as store:
         view = load_view(store)
     checkup = diagnose(view)
     console = Console()

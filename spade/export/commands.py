@@ -32,7 +32,7 @@ def export_run(run_dir: str | Path, fmt: str, out: str | Path | None = None) -> 
         raise ConfigError(f"export format {fmt!r} is unknown; choose one of {', '.join(FORMATS)}")
     run_dir = Path(run_dir)
     path = Path(out) if out is not None else run_dir / "exports" / f"{fmt}.{'parquet' if fmt == 'verl' else 'jsonl'}"
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, read_only=True) as store:
         rows = _rows(store, fmt)
     if not rows:
         return path, 0

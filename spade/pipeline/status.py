@@ -66,7 +66,7 @@ def summarise(store: RunStore) -> RunSummary:
 
 
 def status_command(run_dir: str, as_json: bool = False) -> int:
-    with RunStore(Path(run_dir)) as store:
+    with RunStore(Path(run_dir), read_only=True) as store:
         s = summarise(store)
     console = Console()
     if as_json:

@@ -18,7 +18,7 @@ def write_report(run_dir: str | Path, out: str | Path | None = None) -> Path:
     from spade.report.html import render
     from spade.report.runview import load_view
 
-    with RunStore(Path(run_dir)) as store:
+    with RunStore(Path(run_dir), read_only=True) as store:
         view = load_view(store)
     target = Path(out) if out else Path(run_dir) / REPORT_NAME
     target.parent.mkdir(parents=True, exist_ok=True)

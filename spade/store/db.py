@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import quote
 
-from spade.errors import StoreError
+from spade.errors import EXIT_INFRA, StoreError
 from spade.records import Candidate, Decision, ExecResult, Reward, Task
 from spade.store.schema import SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
@@ -43,27 +45,73 @@ class IterationWrite:
 
 
 class RunStore:
-    """The run database. Opened by the pipeline (read-write) and by `spade status` (read-only)."""
+    """The run database. Opened read-write by the pipeline; `read_only=True` (status, report, doctor, export)
+    never writes, so it also reads a run on read-only media or one that is running now."""
 
-    def __init__(self, run_dir: str | Path, *, create: bool = False):
+    def __init__(self, run_dir: str | Path, *, create: bool = False, read_only: bool = False,
+                 busy_timeout_s: float = 30.0, db_name: str = DB_NAME):
         self.run_dir = Path(run_dir)
-        self.path = self.run_dir / DB_NAME
+        self.path = self.run_dir / db_name
+        self.busy_timeout_s = busy_timeout_s
         if not create and not self.path.is_file():
             raise StoreError(f"{self.run_dir} is not a SPADE run directory (no {DB_NAME}); start one with `spade run`")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open run database {self.path}: {exc}") from None
         if create:
-            self.conn.executescript(SCHEMA)
-            self._set_meta_default("schema_version", str(SCHEMA_VERSION))
-        version = self.meta("schema_version")
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = self._open_read_only() if read_only else self._open_read_write(create)
+            version = self.meta("schema_version")
+        except sqlite3.DatabaseError as exc:
+            if _medium_failed(exc):
+                raise StoreError(f"cannot read run database {self.path}: {_cause(exc, busy_timeout_s)}",
+                                 exit_code=EXIT_INFRA) from None
+            raise StoreError(f"cannot read run database {self.path}: {exc}; is it a SPADE run database?") from None
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has schema version {version}, this SPADE reads {SCHEMA_VERSION}")
+
+    def _open_read_write(self, create: bool) -> sqlite3.Connection:
+        with self._writing("open the database"):
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout_s)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if create:
+                conn.executescript(SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                             ("schema_version", str(SCHEMA_VERSION)))
+        return conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """mode=ro first: it sees a live run's latest commits, but needs the -shm index beside the database, which
+        read-only media cannot grow. There a closed run (no write-ahead log) is opened immutable: nothing can
+        change it and nothing is locked."""
+        uri = "file:" + quote(str(self.path.resolve()))
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=self.busy_timeout_s)
+        try:
+            conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
+                raise
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"cannot read {self.path} here: the medium is read-only and {wal.name} holds committed data "
+                f"without its {self.path.name}-shm index; copy the run directory to writable storage and run this there",
+                exit_code=EXIT_INFRA)
+        return sqlite3.connect(uri + "?immutable=1", uri=True, isolation_level=None)
+
+    @contextmanager
+    def _writing(self, what: str, then: str = "") -> Iterator[None]:
+        """SQLite failures of the medium (locked, full, read-only, I/O) as one-line StoreErrors; our own bugs
+        (constraint violations) keep their traceback."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            err = StoreError(f"cannot {what} in {self.path}: {_cause(exc, self.busy_timeout_s)}{then}",
+                             exit_code=EXIT_INFRA)
+            err.reason = _cause(exc, self.busy_timeout_s)
+            raise err from None
 
     def close(self) -> None:
         self.conn.close()
@@ -80,16 +128,21 @@ class RunStore:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
-
-    def _set_meta_default(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, value))
+        with self._writing(f"record {key}"):
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     # --- writes -----------------------------------------------------------------------------------------
     def commit_iteration(self, w: IterationWrite) -> None:
         """Write one iteration atomically. An iteration already committed is refused (never counted twice)."""
+        last = self.last_iteration()
+        kept = f"iterations 0-{last} are committed and intact" if last >= 0 else "no iteration was committed yet"
+        then = f"; {kept}: resume with `spade run --resume {self.run_dir}` once that is fixed"
+        with self._writing(f"commit iteration {w.iteration}", then):
+            self._commit_iteration(w)
+
+    def _commit_iteration(self, w: IterationWrite) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        c.execute("BEGIN IMMEDIATE")  # waits up to busy_timeout_s for another writer's lock
         try:
             if c.execute("SELECT 1 FROM iterations WHERE iteration = ?", (w.iteration,)).fetchone():
                 raise StoreError(f"iteration {w.iteration} is already committed in {self.path}")
@@ -121,7 +174,8 @@ class RunStore:
             )
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:  # SQLite may already have rolled back (a full disk does)
+                c.execute("ROLLBACK")
             raise
 
     def _write_tasks(self, w: IterationWrite) -> None:
@@ -205,12 +259,34 @@ class RunStore:
         """A standalone evaluation (`spade eval --run-dir`), filed under the last committed iteration; the same
         suite label evaluated again at that iteration replaces the earlier row. Returns the iteration."""
         iteration = max(self.last_iteration(), 0)
-        self.conn.execute("INSERT OR REPLACE INTO evals(iteration, suite, json) VALUES (?,?,?)",  # one statement:
-                          (iteration, suite, _json(report)))  # atomic in autocommit mode
+        with self._writing(f"record the {suite} evaluation"):
+            self.conn.execute("INSERT OR REPLACE INTO evals(iteration, suite, json) VALUES (?,?,?)",  # one statement:
+                              (iteration, suite, _json(report)))  # atomic in autocommit mode
         return iteration
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
+
+
+_MEDIUM = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR")
+
+
+def _medium_failed(exc: sqlite3.Error) -> bool:
+    """The disk, the file system or another process is in the way (not: the file is not our database)."""
+    return getattr(exc, "sqlite_errorname", "").startswith(_MEDIUM)
+
+
+def _cause(exc: sqlite3.Error, busy_timeout_s: float) -> str:
+    """The medium's failure in words, with what to do about it."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return (f"the database is locked by another process (waited {busy_timeout_s:g} s); stop the other writer "
+                "(another `spade run` on this directory?)")
+    if name == "SQLITE_FULL":
+        return "the disk is full"
+    if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN"):
+        return f"{exc} (the directory or file is not writable); use a writable run directory"
+    return f"{exc} ({name or 'sqlite error'})"
 
 
 def exec_result_to_dict(result: ExecResult) -> dict[str, Any]:

@@ -91,3 +91,22 @@ def test_bad_samples_files_are_one_line(tmp_path, line, fragments):
     path = tmp_path / "samples.jsonl"
     path.write_bytes(line.encode("latin-1") + b"\n")
     _assert_one_line_error(spade("eval", "--samples", str(path)), str(path), *fragments)
+
+
+@pytest.mark.parametrize("content, fragment", [(b"run:\n  seed: 1 # caf\xe9\n", "not UTF-8"),
+                                               (b"run: " + b"[" * 50_000 + b"]" * 50_000, "nested deeper")])
+def test_a_mis_encoded_or_deep_config_is_one_line_for_every_command(tmp_path, content, fragment):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    _assert_one_line_error(spade("check", "--config", str(path)), str(path), fragment)
+    _assert_one_line_error(spade("run", "--config", str(path), "--run-dir", str(tmp_path / "r")), fragment)
+    assert not (tmp_path / "r").exists()
+
+
+def test_resuming_a_run_whose_config_was_damaged_is_one_line(tmp_path):
+    from spade.config import SpadeConfig
+    from spade.pipeline.rundir import create_run
+
+    create_run(tmp_path / "run", SpadeConfig()).close()
+    (tmp_path / "run" / "config.yaml").write_bytes(b"run: {seed: \xff}\n")
+    _assert_one_line_error(spade("run", "--resume", str(tmp_path / "run")), "config.yaml:1", "not UTF-8")

@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import pytest
 
 from spade.errors import StoreError
@@ -54,3 +57,66 @@ def test_a_failed_write_rolls_back_the_whole_iteration(tmp_path):
 def test_opening_a_directory_without_a_run_is_a_store_error(tmp_path):
     with pytest.raises(StoreError, match="not a SPADE run directory"):
         RunStore(tmp_path)
+
+
+HOLD_LOCK = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+"""
+
+
+def _hold_write_lock(path, seconds: float) -> subprocess.Popen:
+    """Another process holding the database's write lock (BEGIN EXCLUSIVE) for `seconds`."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), str(seconds)], stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_a_commit_waits_out_a_short_lock(tmp_path):
+    with RunStore(tmp_path, create=True, busy_timeout_s=20) as store:
+        store.commit_iteration(_write(0))
+        holder = _hold_write_lock(store.path, 1.0)
+        store.commit_iteration(_write(1))  # retried under the busy timeout until the other writer let go
+        holder.wait(timeout=30)
+        assert store.last_iteration() == 1
+
+
+def test_a_commit_locked_out_is_one_line_and_loses_no_committed_iteration(tmp_path):
+    with RunStore(tmp_path, create=True, busy_timeout_s=0.5) as store:
+        store.commit_iteration(_write(0))
+        holder = _hold_write_lock(store.path, 5.0)
+        with pytest.raises(StoreError) as info:
+            store.commit_iteration(_write(1))
+        message = str(info.value)
+        assert info.value.exit_code == 3 and "\n" not in message
+        assert "locked by another process" in message and "iteration 1" in message
+        assert "iterations 0-0 are committed and intact" in message and f"--resume {tmp_path}" in message
+        holder.kill()
+        holder.wait()
+        assert store.last_iteration() == 0
+        assert store.query("SELECT COUNT(*) FROM candidates") == [(1,)]
+        store.commit_iteration(_write(1))  # the same iteration commits once the lock is gone
+        assert store.last_iteration() == 1
+
+
+def test_a_read_only_store_reads_a_live_run_and_never_writes(tmp_path):
+    with RunStore(tmp_path, create=True) as writer:
+        writer.commit_iteration(_write(0))
+        with RunStore(tmp_path, read_only=True) as reader:
+            assert reader.last_iteration() == 0
+            writer.commit_iteration(_write(1))
+            assert reader.last_iteration() == 1  # sees commits made after it opened
+            with pytest.raises(StoreError, match="not writable"):
+                reader.set_meta("x", "y")
+
+
+def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
+    (tmp_path / "spade.sqlite").write_bytes(b"not a database at all" * 100)
+    for read_only in (False, True):
+        with pytest.raises(StoreError, match="is it a SPADE run database"):
+            RunStore(tmp_path, read_only=read_only)
