@@ -208,7 +208,15 @@ class RewardConfig(_Section):
     efficiency_free_ratio: float = Field(10.0, ge=1, le=1e6)
     """CPU time up to this multiple of the reference's is free of the efficiency penalty."""
     interference_penalty: float = Field(0.5, ge=0, le=10)
+    """Subtracted once when the sandbox observed interference (spade.reward.terms.INTERFERENCE_EVENTS: stray
+    output, file access outside the sandbox's own files, sockets, process spawns, denied syscalls, screen findings)."""
     format_penalty: float = Field(0.1, ge=0, le=10)
+    memory_weight: float = Field(0.05, ge=0, le=10)
+    """The most the memory term subtracts: a candidate whose peak memory reaches its memory limit pays all of it;
+    0 disables the term."""
+    memory_free_fraction: float = Field(0.5, gt=0, le=1)
+    """Peak memory up to this fraction of the executor's memory limit is free; above it the memory term grows
+    linearly to memory_weight at the limit (1 disables the term)."""
 
 
 class EvalConfig(_Section):

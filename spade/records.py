@@ -96,7 +96,8 @@ class ExecResult:
     wall_time_s: float
     output_bytes: int = 0  # bytes the candidate wrote to stdout/stderr
     load_error: str | None = None
-    events: tuple[str, ...] = ()  # behaviour the sandbox observed: output_flood, denied_syscall, …
+    events: tuple[str, ...] = ()  # behaviour the sandbox observed: output_flood, file_access, socket, …
+    memory_limit_kb: int = 0  # the memory limit it ran under (0: unknown), the scale of peak_memory_kb
 
     @property
     def score(self) -> float:
@@ -147,6 +148,7 @@ class Reward:
     interference_penalty: float = 0.0
     format_penalty: float = 0.0
     hardcoding_suspected: bool = False
+    memory_penalty: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Security audit of generated code (write-up §7.2): screen code before it runs, and read findings back."""
 
-from spade.audit.result import audit_result, finding_counts, parse_screen
+from spade.audit.result import audit_result, event_counts, finding_counts, parse_events, parse_screen
 from spade.audit.screen import FINDINGS, screen_code
 
-__all__ = ["FINDINGS", "audit_result", "finding_counts", "parse_screen", "screen_code"]
+__all__ = ["FINDINGS", "audit_result", "event_counts", "finding_counts", "parse_events", "parse_screen",
+           "screen_code"]

@@ -196,7 +196,7 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[tuple[Candi
         reward = compute_reward(by_id[cand.task_id], cand.code, result, cfg.reward)
         rollouts.append((cand, result, reward))
         w.audit.append(("candidate", cand.candidate_id, cand.model, cand.prompt_hash,
-                        audit_result(result.status.value, findings[cand.candidate_id])))
+                        audit_result(result.status.value, findings[cand.candidate_id], result.events)))
     w.rollouts.extend(rollouts)
     for task in tasks:
         wins = [float(r.status.value == "passed") for c, r, _ in rollouts if c.task_id == task.task_id]

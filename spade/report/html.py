@@ -95,8 +95,15 @@ def audit_section(view: RunView) -> str:
     rows = [(code, FINDINGS.get(code, ""), n) for code, n in view.screen_findings.items()]
     intro = f"<p>{view.audited} audit records (generated tasks and candidates, each with its source).</p>"
     if not rows:
-        return f"<h2>Audit screening</h2>{intro}<p class='ok'>no screening findings</p>"
-    return f"<h2>Audit screening</h2>{intro}" + _table(("finding", "meaning", "records"), rows)
+        screening = f"<h2>Audit screening</h2>{intro}<p class='ok'>no screening findings</p>"
+    else:
+        screening = f"<h2>Audit screening</h2>{intro}" + _table(("finding", "meaning", "records"), rows)
+    events = [(event, n) for event, n in view.sandbox_events.items()]
+    observed = ("<h2>Sandbox events</h2><p>What the sandbox observed while candidates ran (interference, limits "
+                "reached, internal errors).</p>")
+    if not events:
+        return screening + observed + "<p class='ok'>no events</p>"
+    return screening + observed + _table(("event", "candidates"), events)
 
 
 def diagnosis_section(diagnoses: Sequence[Diagnosis] | None) -> str:

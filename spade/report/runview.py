@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spade.audit import finding_counts
+from spade.audit import event_counts, finding_counts
 from spade.curriculum.calibration import CalibrationRow, TaskMeasure, calibration_table
 from spade.store import RunStore
 
@@ -59,6 +59,7 @@ class RunView:
     rewards: tuple[float, ...]
     tasks: tuple[TaskOutcome, ...]
     screen_findings: dict[str, int]  # finding code -> audit rows carrying it
+    sandbox_events: dict[str, int]  # event the sandbox observed (file_access, socket, …) -> audit rows carrying it
     audited: int
     diversity: Series  # per iteration: mean over tasks of distinct extracted codes / samples
 
@@ -94,6 +95,7 @@ def load_view(store: RunStore) -> RunView:
         rewards=tuple(float(r) for (r,) in store.query("SELECT total FROM rewards")),
         tasks=task_outcomes(store),
         screen_findings=finding_counts(r for (r,) in audit_rows),
+        sandbox_events=event_counts(r for (r,) in audit_rows),
         audited=len(audit_rows),
         diversity=_diversity(store),
     )

@@ -32,7 +32,7 @@ def grade(task: Task, raw: RawRun) -> ExecResult:
     return ExecResult(
         status=_overall(raw, outcomes), tests=outcomes, cpu_time_s=raw.cpu_time_s,
         peak_memory_kb=raw.peak_memory_kb, wall_time_s=raw.wall_time_s, output_bytes=raw.output_bytes,
-        load_error=raw.load_error, events=raw.events,
+        load_error=raw.load_error, events=raw.events, memory_limit_kb=raw.memory_limit_kb,
     )
 
 

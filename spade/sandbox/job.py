@@ -76,6 +76,8 @@ class RawRun:
     load_status: str | None = None
     load_error: str | None = None
     events: tuple[str, ...] = ()
+    memory_limit_kb: int = 0
+    """The memory limit the job ran under, set by the pool (0: unknown)."""
 
     @property
     def values(self) -> list[Any]:

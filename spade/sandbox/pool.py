@@ -17,6 +17,7 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from spade.config import ExecutorConfig
@@ -126,6 +127,7 @@ class SandboxPool:
                 worker = self._replace(slot, worker, str(exc)[:300])
                 return internal_error(len(job.inputs), f"the sandbox worker died or stalled: {exc}")
             raw, malformed = _raw_run(reply, len(job.inputs))
+            raw = replace(raw, memory_limit_kb=job.memory_bytes // 1024)
             if malformed:
                 worker = self._replace(slot, worker, f"its reply was malformed ({malformed})")
             elif reply.get("recycle") is True:  # e.g. its /tmp could not be emptied

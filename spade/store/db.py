@@ -209,10 +209,11 @@ class RunStore:
             )
             self.conn.execute(
                 "INSERT INTO rewards(candidate_id, total, pass_fraction, difficulty_bonus, efficiency_penalty,"
-                " interference_penalty, format_penalty, hardcoding_suspected) VALUES (?,?,?,?,?,?,?,?)",
+                " interference_penalty, format_penalty, hardcoding_suspected, memory_penalty)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
                 (cand.candidate_id, reward.total, reward.pass_fraction, reward.difficulty_bonus,
                  reward.efficiency_penalty, reward.interference_penalty, reward.format_penalty,
-                 int(reward.hardcoding_suspected)),
+                 int(reward.hardcoding_suspected), reward.memory_penalty),
             )
 
     # --- reads ------------------------------------------------------------------------------------------
@@ -302,4 +303,5 @@ def exec_result_to_dict(result: ExecResult) -> dict[str, Any]:
         "output_bytes": result.output_bytes,
         "load_error": result.load_error,
         "events": list(result.events),
+        "memory_limit_kb": result.memory_limit_kb,
     }

@@ -1,6 +1,6 @@
 """The run database's tables. Bump SCHEMA_VERSION on any change; old runs are refused, not migrated silently."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE TABLE IF NOT EXISTS rewards (
     candidate_id TEXT PRIMARY KEY REFERENCES candidates(candidate_id), total REAL NOT NULL, pass_fraction REAL NOT NULL,
     difficulty_bonus REAL NOT NULL, efficiency_penalty REAL NOT NULL, interference_penalty REAL NOT NULL,
-    format_penalty REAL NOT NULL, hardcoding_suspected INTEGER NOT NULL);
+    format_penalty REAL NOT NULL, hardcoding_suspected INTEGER NOT NULL, memory_penalty REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS decisions (
     iteration INTEGER NOT NULL, step INTEGER NOT NULL, family TEXT NOT NULL, old_difficulty REAL NOT NULL,
     new_difficulty REAL NOT NULL, window_mean REAL NOT NULL, window_size INTEGER NOT NULL, streak INTEGER NOT NULL,

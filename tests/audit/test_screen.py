@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade.audit import FINDINGS, audit_result, finding_counts, parse_screen, screen_code
+from spade.audit import (FINDINGS, audit_result, event_counts, finding_counts, parse_events, parse_screen,
+                         screen_code)
 
 HOSTILE = [
     ("shell", "import os\ndef f(x):\n    os.system('rm -rf ~')\n"),
@@ -90,3 +91,12 @@ def test_audit_results_carry_findings_after_the_status_and_parse_back() -> None:
 def test_finding_counts_count_each_record_once_per_finding() -> None:
     results = ["passed|screen:shell,network", "failed|screen:shell", "passed", "timeout|screen:shell,shell"]
     assert finding_counts(results) == {"shell": 3, "network": 1}
+
+
+def test_audit_results_keep_the_sandbox_events_beside_the_findings_and_parse_back() -> None:
+    result = audit_result("passed", ["network"], ["socket", "file_access", "socket", "screen:network"])
+    assert result == "passed|screen:network|events:file_access,socket"
+    assert parse_screen(result) == ("network",) and parse_events(result) == ("file_access", "socket")
+    assert audit_result("failed", [], ["stray_output"]) == "failed|events:stray_output"
+    assert parse_events("failed|screen:shell") == () and audit_result("passed", [], []) == "passed"
+    assert event_counts([result, "failed|events:socket", "passed"]) == {"socket": 2, "file_access": 1}

@@ -27,7 +27,7 @@ SHAPE = Shape(
     rollbacks={3: "eval pass@1 fell 0.40 -> 0.31"},
     rollback_metric=(6,),
     rejections=lambda i: ["weak_tests", "duplicate_near"] if i % 2 else ["reference_raises"],
-    screen=lambda i, k: "network,shell" if k == 0 else ("credentials" if k == 1 and i < 2 else ""),
+    screen=lambda i, k: "network,shell|events:socket" if k == 0 else ("credentials" if k == 1 and i < 2 else ""),
 )
 
 
@@ -76,6 +76,13 @@ def test_screening_findings_are_counted_from_the_audit_results(run_dir: Path, re
         view = load_view(store)
     assert view.screen_findings == {"network": 8, "shell": 8, "credentials": 2}
     assert "<td>shell</td>" in report.read_text()
+
+
+def test_sandbox_events_are_counted_from_the_audit_results_and_shown(run_dir: Path, report: Path) -> None:
+    with RunStore(run_dir) as store:
+        view = load_view(store)
+    assert view.sandbox_events == {"socket": 8}
+    assert "Sandbox events" in report.read_text() and "<td>socket</td>" in report.read_text()
 
 
 def test_measured_difficulty_is_one_minus_the_policys_pass_rate_per_task(run_dir: Path) -> None:

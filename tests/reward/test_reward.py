@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,7 +15,7 @@ def _task(difficulty=0.5, n_public=2, n_hidden=3, ref_cpu=0.001):
                 hidden_test_cases=(case,) * n_hidden, params={"reference_cpu_s": ref_cpu})
 
 
-def _result(public, hidden, *, events=(), cpu=0.001, status=None, timeout_at=None):
+def _result(public, hidden, *, events=(), cpu=0.001, status=None, timeout_at=None, peak_kb=1000, limit_kb=0):
     tests = []
     for i, ok in enumerate(public + hidden):
         s = TestStatus.PASSED if ok else TestStatus.WRONG_ANSWER
@@ -23,7 +24,7 @@ def _result(public, hidden, *, events=(), cpu=0.001, status=None, timeout_at=Non
         tests.append(TestOutcome(i, i >= len(public), s))
     if status is None:
         status = ExecStatus.PASSED if all(public + hidden) else ExecStatus.FAILED
-    return ExecResult(status, tuple(tests), cpu, 1000, 0.01, events=tuple(events))
+    return ExecResult(status, tuple(tests), cpu, peak_kb, 0.01, events=tuple(events), memory_limit_kb=limit_kb)
 
 
 def test_full_pass_earns_one_plus_difficulty_bonus():
@@ -68,11 +69,11 @@ bits = st.lists(st.booleans(), min_size=3, max_size=3)
 
 
 @given(public=st.lists(st.booleans(), min_size=2, max_size=2), hidden=bits, difficulty=st.floats(0, 1),
-       cpu=st.floats(0, 100), flood=st.booleans())
-def test_reward_stays_within_its_bounds(public, hidden, difficulty, cpu, flood):
-    r = compute_reward(_task(difficulty), "x", _result(public, hidden, cpu=cpu,
+       cpu=st.floats(0, 100), flood=st.booleans(), peak_kb=st.integers(0, 1 << 22))
+def test_reward_stays_within_its_bounds(public, hidden, difficulty, cpu, flood, peak_kb):
+    r = compute_reward(_task(difficulty), "x", _result(public, hidden, cpu=cpu, peak_kb=peak_kb, limit_kb=1 << 19,
                                                          events=["output_flood"] if flood else []), CFG)
-    low = -(CFG.efficiency_weight + CFG.interference_penalty + CFG.format_penalty)
+    low = -(CFG.efficiency_weight + CFG.interference_penalty + CFG.format_penalty + CFG.memory_weight)
     assert low <= r.total <= 1 + CFG.difficulty_bonus
     assert 0 <= r.pass_fraction <= 1
 
@@ -100,3 +101,34 @@ def test_code_the_screen_flagged_for_network_access_is_penalised():
     assert r.interference_penalty == CFG.interference_penalty
     clean = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], events=["screen:dynamic_exec"]), CFG)
     assert clean.interference_penalty == 0
+
+
+@pytest.mark.parametrize("event", ["stray_output", "file_access", "socket", "process_spawn", "syscall_denied",
+                                   "output_flood"])
+def test_interference_the_sandbox_observed_is_penalised(event):
+    r = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], events=[event, "test_timeout"]), CFG)
+    assert r.interference_penalty == CFG.interference_penalty
+    assert r.total == pytest.approx(1 + CFG.difficulty_bonus * 0.5 - CFG.interference_penalty)
+
+
+@pytest.mark.parametrize(("peak_kb", "share"), [(0, 0.0), (1000, 0.0), (256 * 1024, 0.0), (384 * 1024, 0.5),
+                                                (512 * 1024, 1.0), (900 * 1024, 1.0)])
+def test_peak_memory_above_the_free_fraction_of_the_limit_costs_up_to_the_memory_weight(peak_kb, share):
+    r = compute_reward(_task(), "x", _result([1, 1], [1, 1, 1], peak_kb=peak_kb, limit_kb=512 * 1024), CFG)
+    assert r.memory_penalty == pytest.approx(CFG.memory_weight * share)
+    assert r.total == pytest.approx(1 + CFG.difficulty_bonus * 0.5 - CFG.memory_weight * share)
+
+
+def test_no_memory_penalty_when_the_limit_is_unknown_or_the_term_is_off():
+    hog = _result([1, 1], [1, 1, 1], peak_kb=1 << 20)
+    assert compute_reward(_task(), "x", hog, CFG).memory_penalty == 0.0
+    limited = _result([1, 1], [1, 1, 1], peak_kb=1 << 20, limit_kb=1 << 19)
+    assert compute_reward(_task(), "x", limited, RewardConfig(memory_weight=0)).memory_penalty == 0.0
+    assert compute_reward(_task(), "x", limited, RewardConfig(memory_free_fraction=1)).memory_penalty == 0.0
+
+
+def test_an_internal_error_of_the_sandbox_is_a_failure_without_a_format_penalty():
+    tests = tuple(TestOutcome(i, i >= 2, TestStatus.INTERNAL_ERROR, error="worker died") for i in range(5))
+    result = ExecResult(ExecStatus.INTERNAL_ERROR, tests, 0.0, 0, 0.0, events=("internal_error",))
+    r = compute_reward(_task(), "def f(x): return x", result, CFG)
+    assert r.pass_fraction == 0.0 and r.total == 0.0 and r.format_penalty == 0.0

@@ -4,6 +4,7 @@ verdict; the run goes on, and a correct candidate on the same pool still scores 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -22,6 +23,7 @@ from spade.records import ExecStatus, Task, TestCase, TestStatus
 from spade.sandbox import SandboxPool, values_equal
 from spade.sandbox.inside import codec
 from spade.sandbox.job import OutcomeKind
+from spade.sandbox.layers import Plan
 from spade.sandbox.pool import _raw_run
 from tests.sandbox.conftest import CFG, CORRECT, secret_task
 
@@ -95,7 +97,7 @@ def test_values_equal_never_raises_on_any_pair_of_decoded_values(got, expected):
 
 
 def test_a_candidate_returning_an_int_beyond_the_float_range_gets_a_wrong_answer_not_a_crash(pool):
-    result = pool.score(half_task(), "def half(x):\n    return 10 ** 400\n")
+    result = pool.score(half_task(), "def half(x):\n    return 10 ** 400\n", (5.0, 5.0))
     assert result.status is ExecStatus.FAILED
     assert [t.status for t in result.tests] == [TestStatus.WRONG_ANSWER] * 2
     assert pool.score(half_task(), HALF).score == 1.0
@@ -162,7 +164,7 @@ def test_decode_bounds_int_digits_even_where_the_interpreter_limit_is_lifted():
 def test_a_forged_hash_colliding_frame_is_unencodable_and_costs_the_host_no_time(pool):
     payload = '(\'["S"\' + "".join("," + str(k * (2**61 - 1)) for k in range(1, 150_001)) + "]").encode()'
     started = time.monotonic()
-    result = pool.score(half_task(1), forger(payload, 1))
+    result = pool.score(half_task(1), forger(payload, 1), (5.0,))
     assert time.monotonic() - started < 10  # minutes, holding the GIL, before
     assert [t.status for t in result.tests] == [TestStatus.UNENCODABLE]
     assert pool.score(half_task(1), HALF).score == 1.0
@@ -274,3 +276,49 @@ def test_the_jobs_value_budget_makes_later_values_unencodable_undecoded():
     assert why == ""
     assert [o.kind.value for o in raw.outcomes] == ["value", "value", "unencodable", "unencodable"]
     assert not math.isnan(raw.cpu_time_s)
+
+
+class _TightCleanup(Plan):
+    """The pool's plan, with a /tmp reset budget of 100 entries, so a candidate can outrun it."""
+
+    def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
+        argv = super().argv(uid, tmp, tmpfs_bytes)
+        return [*argv[:-1], json.dumps(json.loads(argv[-1]) | {"cleanup_entries": 100})]
+
+
+def test_a_worker_that_asks_to_be_recycled_is_replaced_in_its_slot_and_the_verdict_stands():
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        plan = pool.plan
+        pool.plan = _TightCleanup(plan.layers, plan.uses_bwrap, plan.use_seccomp, plan.drop_uid)
+        (first,) = pool.worker_pids()
+        os.kill(first, signal.SIGKILL)  # its successor is started from the tight plan
+        while _alive(first):
+            time.sleep(0.01)
+        assert pool.score(secret_task(), CORRECT).score == 1.0
+        (tight,) = pool.worker_pids()
+        litter = ('def solve(n):\n    for i in range(500):\n        open(f"/tmp/{n}-{i}", "w").close()\n'
+                  '    return "SECRET-%d" % (n * 7919 % 100003)\n')
+        assert pool.score(secret_task(), litter, (5.0,) * 4).score == 1.0  # the reply asked for a recycle
+        (replaced,) = pool.worker_pids()
+        assert replaced != tight and not _alive(tight)
+        assert pool.score(secret_task(), CORRECT).score == 1.0
+
+
+# -- what the sandbox observed reaches the reward ------------------------------------------------------------------
+def test_observed_interference_and_peak_memory_enter_the_reward(pool):
+    from spade.config import RewardConfig
+    from spade.reward import compute_reward
+
+    task, cfg = half_task(1), RewardConfig()
+    clean = pool.score(task, HALF, (5.0,))
+    assert clean.memory_limit_kb == CFG.memory_bytes // 1024
+    assert compute_reward(task, HALF, clean, cfg).total == pytest.approx(1 + cfg.difficulty_bonus * task.difficulty)
+    nosy = "def half(x):\n    print('hi')\n    open('/etc/passwd').read()\n    return x / 2\n"
+    result = pool.score(task, nosy, (5.0,))
+    assert result.score == 1.0 and {"stray_output", "file_access"} <= set(result.events)
+    assert compute_reward(task, nosy, result, cfg).interference_penalty == cfg.interference_penalty
+    hog = "def half(x):\n    hold = bytearray(150 << 20)\n    return x / 2\n"
+    result = pool.score(task, hog, (5.0,))
+    assert result.score == 1.0 and result.peak_memory_kb > 150 << 10
+    assert 0 < compute_reward(task, hog, result, cfg).memory_penalty <= cfg.memory_weight
+    assert pool.score(task, HALF, (5.0,)).score == 1.0

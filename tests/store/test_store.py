@@ -120,3 +120,18 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
     for read_only in (False, True):
         with pytest.raises(StoreError, match="is it a SPADE run database"):
             RunStore(tmp_path, read_only=read_only)
+
+
+def test_the_memory_term_and_the_sandbox_events_of_a_rollout_are_stored(tmp_path):
+    w = IterationWrite(0)
+    w.tasks.append((TASK, "generated"))
+    cand = Candidate("t1:0:0", "t1", "c", "def f(x): return x", "m", "h")
+    result = ExecResult(ExecStatus.PASSED, (TestOutcome(0, False, TestStatus.PASSED),), 0.01, 400_000, 0.02,
+                        events=("file_access", "stray_output"), memory_limit_kb=524_288)
+    w.rollouts.append((cand, result, Reward(0.9, 1.0, memory_penalty=0.02)))
+    with RunStore(tmp_path, create=True) as store:
+        store.commit_iteration(w)
+        assert store.query("SELECT memory_penalty FROM rewards") == [(0.02,)]
+        stored = store.query("SELECT json_extract(json, '$.events'), json_extract(json, '$.memory_limit_kb')"
+                             " FROM executions")
+    assert stored == [('["file_access","stray_output"]', 524_288)]
