@@ -12,7 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
-from spade.errors import EXIT_INFRA, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
+from spade.errors import EXIT_INFRA, EXIT_INPUT, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
 
 EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
@@ -26,6 +26,7 @@ EXIT_CODES = """exit codes (every command):
 
 # The disk or file system refused a write (full, read-only, no permission, failing): one line, exit 3.
 _MEDIUM_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
+_PATH_ERRORS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR}  # an output path that cannot be: exit 2
 
 
 class Terminated(KeyboardInterrupt):
@@ -129,6 +130,8 @@ def _run(args: argparse.Namespace) -> int:
                           "--run-dir or --seed")
     if args.iterations is not None and args.iterations < 0:
         raise ConfigError(f"--iterations = {args.iterations}: must be ≥ 0")
+    if args.minutes is not None and not args.minutes > 0:
+        raise ConfigError(f"--minutes = {args.minutes}: give a positive number of minutes")
     if args.resume:
         run_dir = Path(args.resume)
         cfg = None
@@ -152,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spade: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
-        if exc.errno not in _MEDIUM_ERRORS:
+        if exc.errno not in _MEDIUM_ERRORS and exc.errno not in _PATH_ERRORS:
             raise  # anything else is our bug: keep the traceback
         hint = "; pass --out to write elsewhere" if getattr(args, "out", None) is None and args.command in (
             "report", "export") else ""
         print(f"spade: error: cannot write {exc.filename or 'a file'}: {exc.strerror}{hint}", file=sys.stderr)
-        return EXIT_INFRA
+        return EXIT_INFRA if exc.errno in _MEDIUM_ERRORS else EXIT_INPUT
     except KeyboardInterrupt as exc:
         name, code = ("SIGTERM", EXIT_SIGTERM) if isinstance(exc, Terminated) else ("SIGINT", EXIT_SIGINT)
         print(f"spade {args.command}: stopped by {name}; {_kept(args)}", file=sys.stderr)
@@ -204,6 +207,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "eval":
         from spade.evaluate.commands import eval_command
 
+        if args.temperature is not None and not 0 <= args.temperature <= 2:
+            raise ConfigError(f"--temperature = {args.temperature}: give a value in [0, 2] (0 is greedy)")
+
         return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
                             _config(args.config), run_dir=args.run_dir, limit=args.limit)
     if args.command == "export":
@@ -220,6 +226,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         return doctor_command(args.run_dir, args.json)
     if args.command == "variants":
         from spade.generate.commands import variants_command
+
+        if not Path(args.out).resolve().parent.is_dir():  # checked before minutes of validation, not after
+            raise ConfigError(f"--out {args.out}: its directory does not exist; create it or choose another path")
 
         return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
     if args.command == "check":

@@ -117,3 +117,19 @@ def test_sigterm_during_run_names_the_run_directory_to_resume(tmp_path):
     assert err.strip().splitlines()[-1] == (f"spade run: stopped by SIGTERM; committed iterations are kept "
                                             f"(continue with `spade run --resume {run_dir}`)")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["run", "--minutes", "-1"], "--minutes = -1.0"),
+        (["eval", "--temperature", "-1"], "--temperature = -1.0"),
+        (["variants", "seeds.jsonl", "--out", "/nonexistent-dir/out.jsonl"], "its directory does not exist"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_work(tmp_path, args, fragment):
+    """Each of these used to start the work (a run, sampling, minutes of validation) and fail or mislead after."""
+    proc = spade(*args, "--run-dir", str(tmp_path / "r")) if args[0] == "run" else spade(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert fragment in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
