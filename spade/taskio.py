@@ -16,6 +16,7 @@ from typing import Any
 
 from spade.errors import TaskFormatError
 from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, digits, parse, read_text, short, too_long
+from spade.pycode import parse_untrusted
 from spade.records import Task, TestCase
 
 _REQUIRED = ("task_id", "description", "signature", "test_cases")
@@ -186,7 +187,7 @@ def entry_point_of(signature: str, where: str = "task") -> str:
     if not source.endswith(":"):
         source += ":"
     try:
-        tree = ast.parse(source + "\n    pass\n")
+        tree = parse_untrusted(source + "\n    pass\n")
     except SyntaxError:
         raise TaskFormatError(f"{where}: signature {short(signature)} does not parse; write e.g. 'def f(x: int) -> int:'") from None
     funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]

@@ -17,6 +17,7 @@ from spade.errors import TaskFormatError
 from spade.evaluate.report import EvalReport, build_report, usable_ks
 from spade.jsonfile import parse, read_text, short
 from spade.policy.extract import extract_code
+from spade.pycode import parse_untrusted
 from spade.records import ExecResult, ExecStatus, Task
 
 
@@ -79,7 +80,12 @@ def program_from_completion(task: Task, completion: str) -> str:
     A completion that defines the entry point stands alone; otherwise it is a function body continuing the
     task's prompt (the original prompt for converted suites, else the signature). Fenced text is extracted.
     """
-    text = extract_code(completion, task.entry_point, prefilled=False) if "```" in completion else completion
+    text = completion
+    if "```" in completion:
+        try:
+            text = extract_code(completion, task.entry_point, prefilled=False)
+        except (RecursionError, MemoryError):  # the extractor parses fenced code; too deep to parse is no program
+            text = ""
     if _defines(text, task.entry_point):
         return _with_preamble(task, text)
     prompt = task.provenance.get("prompt") or task.signature.rstrip() + "\n"
@@ -96,7 +102,7 @@ def _with_preamble(task: Task, code: str) -> str:
     if not code.strip() or not isinstance(prompt, str):
         return code
     try:
-        tree = ast.parse(prompt)
+        tree = parse_untrusted(prompt)
     except SyntaxError:
         return code
     kept = [ast.get_source_segment(prompt, n) or "" for n in tree.body
@@ -106,7 +112,7 @@ def _with_preamble(task: Task, code: str) -> str:
 
 def _defines(code: str, name: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = parse_untrusted(code)
     except SyntaxError:
         return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in tree.body)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from spade.generate.procedural import TaskDraft
+from spade.jsonfile import short
+from spade.pycode import parse_untrusted
 from spade.records import Task
 from spade.validate.outcome import Problem
 from spade.validate.types import Ann, UnsupportedAnnotation, fits, is_json, parse_annotation
@@ -81,9 +83,9 @@ def parse_signature(signature: str) -> ast.FunctionDef | Problem:
     if not text.endswith(":"):
         text += ":"
     try:
-        module = ast.parse(text + "\n    pass\n")
+        module = parse_untrusted(text + "\n    pass\n")
     except SyntaxError as exc:
-        return Problem("bad_signature", f"signature {signature!r} does not parse: {exc.msg}")
+        return Problem("bad_signature", f"signature {short(signature)} does not parse: {exc.msg}")
     if len(module.body) != 1 or not isinstance(module.body[0], ast.FunctionDef):
         return Problem("bad_signature", f"signature {signature!r} must be exactly one 'def name(...) -> type:' line")
     return module.body[0]
@@ -130,9 +132,10 @@ def _expected_problems(ret: Ann, expected: Sequence[Any]) -> list[Problem]:
 
 def reference_problems(reference: str, entry_point: str) -> list[Problem]:
     try:
-        module = ast.parse(reference)
+        module = parse_untrusted(reference)
     except SyntaxError as exc:
-        return [Problem("reference_syntax", f"reference_solution does not parse: {exc.msg} (line {exc.lineno})")]
+        line = f" (line {exc.lineno})" if exc.lineno else ""
+        return [Problem("reference_syntax", f"reference_solution does not parse: {exc.msg}{line}")]
     names = {n.name for n in module.body if isinstance(n, ast.FunctionDef)}
     if entry_point not in names:
         return [Problem("reference_missing_entry_point", f"reference_solution defines no top-level '{entry_point}'")]

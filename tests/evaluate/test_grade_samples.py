@@ -105,3 +105,14 @@ def test_a_converted_task_gets_its_prompt_imports_and_helpers_before_a_full_defi
     samples = _write(tmp_path / "s.jsonl", [("conv/1", full), ("conv/1", body)])
     report = grade_samples(pool, [task], samples)
     assert report.per_task == (("conv/1", 2, 2),)
+
+
+@pytest.mark.parametrize("fenced", [False, True])
+def test_a_completion_too_deep_for_the_parser_is_graded_as_a_failure(pool: SandboxPool, tmp_path: Path,
+                                                                     fenced: bool) -> None:
+    code = "def sum_evens(nums):\n    return 0" + "+0" * 200_000 + "\n"
+    samples = _write(tmp_path / "s.jsonl", [("builtin/sum_evens", f"```python\n{code}```\n" if fenced else code),
+                                            ("builtin/sum_evens", "def sum_evens(nums):\n    return sum(n for n in "
+                                                                  "nums if n % 2 == 0)\n")])
+    report = grade_samples(pool, TASKS, samples, suite="builtin")
+    assert dict((t, (n, c)) for t, n, c in report.per_task) == {"builtin/sum_evens": (2, 1)}

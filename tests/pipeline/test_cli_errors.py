@@ -110,3 +110,13 @@ def test_resuming_a_run_whose_config_was_damaged_is_one_line(tmp_path):
     create_run(tmp_path / "run", SpadeConfig()).close()
     (tmp_path / "run" / "config.yaml").write_bytes(b"run: {seed: \xff}\n")
     _assert_one_line_error(spade("run", "--resume", str(tmp_path / "run")), "config.yaml:1", "not UTF-8")
+
+
+def test_seeds_whose_reference_cannot_be_parsed_are_refused_by_variants_in_one_line(tmp_path):
+    seeds = tmp_path / "seeds.jsonl"
+    seeds.write_text(json.dumps({"task_id": "deep", "description": "d", "signature": "def f(x: int) -> int:",
+                                 "reference_solution": "def f(x):\n    return x" + "+0" * 200_000 + "\n",
+                                 "test_cases": [{"input": [1], "expected": 1}]}) + "\n")
+    _assert_one_line_error(spade("variants", str(seeds), "--out", str(tmp_path / "out.jsonl")), "task deep",
+                           "reference_solution", "nested too deeply")
+    assert not (tmp_path / "out.jsonl").exists()

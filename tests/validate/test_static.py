@@ -90,3 +90,9 @@ def test_json_values_are_checked_against_annotations(text, value, ok):
 
 def test_a_missing_annotation_accepts_anything():
     assert parse_annotation(None) == Ann("Any")
+
+
+@pytest.mark.parametrize("body", ["x" + "+0" * 200_000, "-" * 20_000 + "x", "x" + "+0" * 1_000])
+def test_a_reference_too_deep_to_parse_or_walk_is_rejected_not_raised(body):
+    task = replace(GOOD, reference_solution=f"def total(xs, k=0):\n    return {body}\n")
+    assert codes(task) == ["reference_syntax"]
