@@ -106,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
 
     ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
     ck.add_argument("--config")
+    for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
+        command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
     return p
 
 

@@ -50,6 +50,8 @@ def test_help_documents_the_exit_codes():
     for code in ("0 ", "1 ", "2 ", "3 ", "130", "143"):
         assert f"  {code}" in out
     assert "infrastructure" in out and "SIGTERM" in out
+    for command in ("exec", "run", "validate", "doctor"):
+        assert "exit codes" in spade(command, "--help").stdout
 
 
 def _descendants(pid: int) -> set[int]:

@@ -35,6 +35,9 @@ _TMP_DB = ".spade.sqlite.new"
 
 def create_run(run_dir: Path, cfg: SpadeConfig, min_free_bytes: int = MIN_FREE_BYTES) -> RunStore:
     if (run_dir / DB_NAME).exists():
+        if not (run_dir / CONFIG_NAME).is_file():
+            raise StoreError(f"{run_dir} holds a {DB_NAME} but no {CONFIG_NAME}: not a run `spade run` can resume "
+                             "(a creation that failed in an older version?); remove it or choose another --run-dir")
         raise StoreError(f"{run_dir} already holds a run; continue it with `spade run --resume {run_dir}`")
     check_writable(run_dir, min_free_bytes)
     made = _missing_dirs(run_dir)
@@ -118,7 +121,8 @@ def open_run(run_dir: Path) -> tuple[RunStore, SpadeConfig]:
     store = RunStore(run_dir)
     path = run_dir / CONFIG_NAME
     if not path.is_file():
-        raise StoreError(f"{run_dir} has a database but no {CONFIG_NAME}; it was not written by `spade run`")
+        raise StoreError(f"{run_dir} has a database but no {CONFIG_NAME}; it was not written by `spade run` (or its "
+                         "creation failed in an older version): start a new run in another --run-dir")
     cfg = config_from_dict(read_yaml_mapping(path), source=str(path))
     return store, cfg
 

@@ -138,3 +138,14 @@ def test_a_full_disk_at_commit_is_one_line_and_loses_no_committed_iteration(tmp_
     assert "\n" not in message and "--resume" in message
     assert out["heartbeat"][0] == 3 and "disk is full" in out["heartbeat"][1]
     assert out["last_after_full"] == 0 and out["last_after_freeing"] == 1
+
+
+def test_a_half_made_directory_from_an_older_version_gets_one_line_that_says_what_to_do(tmp_path, small_config):
+    """What older versions left after a failed creation: a database and no config. Neither command resumes it."""
+    from spade.store import RunStore
+
+    RunStore(tmp_path / "old", create=True).close()
+    new = spade("run", "--config", str(small_config), "--run-dir", str(tmp_path / "old"))
+    assert new.returncode == 2 and "remove it or choose another --run-dir" in _one_line(new.stderr)
+    resume = spade("run", "--resume", str(tmp_path / "old"))
+    assert resume.returncode == 2 and "start a new run in another --run-dir" in _one_line(resume.stderr)
