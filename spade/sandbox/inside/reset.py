@@ -59,10 +59,11 @@ def empty(top: str, deadline: float, budget: int) -> bool:
         os.close(fd)
 
 
-def kill_uid(uid: int) -> None:
-    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed."""
+def kill_uid(uid: int, spare: int | None = None) -> None:
+    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed; not `spare`,
+    the next child, hardened and waiting for its job."""
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or entry == str(spare):
             continue
         try:
             if os.stat(f"/proc/{entry}").st_uid == uid:

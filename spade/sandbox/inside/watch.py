@@ -1,6 +1,8 @@
-"""The watcher's side of one job: fork children, hand them the job, enforce per-test deadlines, reap with wait4.
+"""The watcher's side of one job: take children from the template, hand them the job, enforce per-test deadlines,
+reap them with wait4.
 
-in: a job (code, entry, encoded inputs, per-test limits, total limit, memory, run_all), the Guard, a spare child.
+in: a job (code, entry, encoded inputs, per-test limits, total limit, memory, run_all), the template's children
+(see Children), maybe a spare child.
 out: a plain dict: per-test outcomes (kind, encoded value, error), load status, kernel-measured CPU time and
 peak RSS (wait4 rusage), wall time, output bytes, events. The first per-test timeout ends the candidate (its
 untried tests stay not_run) unless the job asks for every test; a test that dies costs one re-fork and the
@@ -31,42 +33,60 @@ class HardeningFailed(RuntimeError):
     """The child could not lock itself down: an infrastructure failure, never the candidate's doing."""
 
 
-class Child:
-    """A forked child, hardened (process group, fds, uid, filter) and blocked reading its job from a pipe.
+def fork_child(guard: Any, out: int) -> None:
+    """In the template: fork a child that hardens itself (process group, fds, uid, filter) and blocks reading its
+    job, through an intermediate process that exits at once, so the child is reparented to the watcher (a
+    subreaper), which reaps it with wait4. Writes to `out` the child's pid and the template's ends of its pipes
+    (job to write, results and output to read), which the template keeps until the watcher has opened them."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            pid = os.fork()
+            if pid == 0:
+                _child(guard, (job_w, res_r, out_r), (job_r, res_w, out_w))
+            os.write(out, f"{pid} {job_w} {res_r} {out_r}".encode())
+        finally:
+            os._exit(0)
+    for fd in (job_r, res_w, out_w):
+        os.close(fd)
+    os.waitpid(middle, 0)
 
-    A watcher forks its first child before it reads its job, so the fork and the hardening overlap the host's
-    turn (grading, sending the next job) and that child's memory holds no job data at all.
-    """
 
-    def __init__(self, guard: Any) -> None:
-        job_r, self.job_w = os.pipe()
-        self.res_r, res_w = os.pipe()
-        self.out_r, out_w = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            code = 70  # hardening failed: die before any candidate code runs
-            try:
-                for fd in (self.job_w, self.res_r, self.out_r):
-                    os.close(fd)
-                guard.harden((job_r, res_w, out_w))
-                task = _read_job(job_r)
-                if task is None:  # the watcher went away, or dropped this child unused
-                    code = 0
-                else:
-                    inputs = [codec.decode(text) for text in task["inputs"]]
-                    guard.limit(int(task["mem"]), float(task["cpu"]))
-                    runner.run(task["code"], task["entry"], inputs, int(task["start"]), res_w, out_w)
-            except BaseException:
-                import traceback
-
-                traceback.print_exc()  # fd 2 is still the worker's log here
-            finally:
-                os._exit(code)
-        for fd in (job_r, res_w, out_w):
+def _child(guard: Any, parent_ends: tuple[int, int, int], own: tuple[int, int, int]) -> None:
+    code = 70  # hardening failed: die before any candidate code runs
+    try:
+        for fd in parent_ends:
             os.close(fd)
+        job_r, res_w, out_w = own
+        guard.harden(own)
+        task = _read_job(job_r)
+        if task is None:  # the watcher went away, or dropped this child unused
+            code = 0
+        else:
+            inputs = [codec.decode(text) for text in task["inputs"]]
+            guard.limit(int(task["mem"]), float(task["cpu"]))
+            runner.run(task["code"], task["entry"], inputs, int(task["start"]), res_w, out_w)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()  # fd 2 is still the worker's log here
+    finally:
+        os._exit(code)
+
+
+class Child:
+    """A hardened child the template forked ahead, blocked reading its job; the watcher holds its pipes."""
+
+    def __init__(self, pid: int, job_w: int | None, res_r: int, out_r: int) -> None:
+        self.pid, self.job_w, self.res_r, self.out_r = pid, job_w, res_r, out_r
 
     def give(self, job: dict[str, Any], limits: list[float], start: int) -> None:
         """Hand over the job (tests start.. onwards); the child starts on end of file."""
+        if self.job_w is None:  # it died before the watcher could open its pipe: the watch sees it gone
+            return
         task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
                 "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
         view = memoryview(codec.plain_dumps(task).encode())
@@ -77,18 +97,59 @@ class Child:
             pass
         finally:
             os.close(self.job_w)
-
-    def end(self) -> None:
-        """Kill, reap and close a child that never got its job."""
-        _kill_and_reap(self.pid)
-        self.close()
+            self.job_w = None
 
     def close(self) -> None:
         for fd in (self.job_w, self.res_r, self.out_r):
-            try:
+            if fd is not None:
                 os.close(fd)
-            except OSError:  # job_w is closed once the job was given
+        self.job_w = None
+
+
+class Children:
+    """The watcher's side of the template, which forks every child (so no child is a copy of a process that held
+    job data); the watcher, their subreaper, reaps them (so wait4's kernel-measured usage is exact). Over two
+    pipes, in turn: the watcher asks for a child (one byte), the template announces it ("pid fd fd fd"), the
+    watcher opens those pipes through /proc and acknowledges (one byte; only then does the template close its
+    copies). Asking ahead lets the fork and the hardening overlap the host's turn."""
+
+    def __init__(self, from_template: int, to_template: int, template: int) -> None:
+        self.inbox, self.outbox, self.template, self.asked = from_template, to_template, template, False
+
+    def ask(self) -> None:
+        if not self.asked:
+            os.write(self.outbox, b"n")
+            self.asked = True
+
+    def take(self) -> Child:
+        self.ask()
+        self.asked = False
+        fields = os.read(self.inbox, 256).split()  # one short write: it arrives whole
+        if len(fields) != 4:
+            raise RuntimeError(f"the template sent {fields!r} where a child was due")
+        pid, fds = int(fields[0]), [int(x) for x in fields[1:]]
+        try:
+            # Non-blocking open: opening a pipe through /proc is a FIFO open, which would wait for the other end.
+            job_w = os.open(f"/proc/{self.template}/fd/{fds[0]}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            os.set_blocking(job_w, True)
+        except OSError:  # ENXIO: no reader left, the child already died
+            job_w = None
+        res_r, out_r = (os.open(f"/proc/{self.template}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+                        for fd in fds[1:])
+        os.set_blocking(res_r, True)
+        os.write(self.outbox, b"k")
+        return Child(pid, job_w, res_r, out_r)
+
+    @staticmethod
+    def finish(child: Child) -> tuple[int, float, int]:
+        """Kill the child's process group and reap it: its wait status, CPU seconds and peak RSS (KiB)."""
+        for target in (-child.pid, child.pid):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except ProcessLookupError:
                 pass
+        _, status, usage = os.wait4(child.pid, 0)
+        return status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def _read_job(fd: int) -> dict[str, Any] | None:
@@ -100,10 +161,11 @@ def _read_job(fd: int) -> dict[str, Any] | None:
 
 
 class JobRun:
-    """Accumulates one job's outcomes across children; `spare` is a child forked ahead for it, if any."""
+    """Accumulates one job's outcomes across children; `spare` is a child forked ahead for it, if any (left there
+    when the job had no test to run)."""
 
-    def __init__(self, job: dict[str, Any], guard: Any, spare: Child | None = None) -> None:
-        self.job, self.guard, self.spare = job, guard, spare
+    def __init__(self, job: dict[str, Any], children: Children, spare: Child | None = None) -> None:
+        self.job, self.children, self.spare = job, children, spare
         self.n = len(job["inputs"])
         self.limits = [float(limit) for limit in job["limits"]]
         self.outcomes: list[dict[str, Any]] = [{"kind": "not_run"} for _ in range(self.n)]
@@ -119,15 +181,11 @@ class JobRun:
 
     def execute(self) -> dict[str, Any]:
         i = 0
-        try:
-            while i < self.n and self.load is None:
-                if time.monotonic() >= self.deadline:
-                    self._total_timeout(i)
-                    break
-                i = self._run_from(i)
-        finally:
-            if self.spare is not None:  # never used (no test to run)
-                self.spare.end()
+        while i < self.n and self.load is None:
+            if time.monotonic() >= self.deadline:
+                self._total_timeout(i)
+                break
+            i = self._run_from(i)
         if self.out_bytes:
             self.events.append("stray_output")  # a pure function prints nothing; what it printed is never a verdict
         return {
@@ -143,17 +201,17 @@ class JobRun:
 
     def _run_from(self, start: int) -> int:
         """Run tests start.. in one child; return the index to resume from (n when done)."""
-        child, self.spare = self.spare or Child(self.guard), None
+        child, self.spare = self.spare or self.children.take(), None
         watch = _Watch(self, start, child.res_r, child.out_r)
         child.give(self.job, self.limits, start)
         try:
             resume = watch.follow()
         finally:
-            status, usage = _kill_and_reap(child.pid)
+            status, cpu, maxrss = self.children.finish(child)
             _drain(self, child.out_r)
             child.close()
-        self.cpu += usage.ru_utime + usage.ru_stime
-        self.maxrss = max(self.maxrss, usage.ru_maxrss)
+        self.cpu += cpu
+        self.maxrss = max(self.maxrss, maxrss)
         return watch.settle(resume, status)
 
     def take_output(self, data: bytes) -> None:
@@ -284,16 +342,6 @@ def _how(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
     return f"exited with code {os.WEXITSTATUS(status)} before reporting"
-
-
-def _kill_and_reap(pid: int) -> tuple[int, Any]:
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    _, status, usage = os.wait4(pid, 0)
-    return status, usage
 
 
 def _drain(run: JobRun, fd: int) -> None:

@@ -1,13 +1,13 @@
-"""The fork server: a clean template that forks one watcher per job; the watcher forks the hardened child.
+"""The fork server: a clean template that forks every candidate's child, and one watcher that runs the jobs.
 
 in: argv[1] = JSON settings (slot uid, layers, tmp dir); then length-prefixed JSON jobs on stdin.
-out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute), written by that job's watcher.
-The template itself never reads a job or a result: it forks a watcher, waits for it to exit and forks the next,
-so every watcher and every candidate starts from the same memory, which never held another job's code, inputs or
-values. A watcher forks its child ahead of its job (the fork and hardening overlap the host's grading), reads one
-job, watches the child, kills what the slot uid left, empties the private /tmp, replies and exits. Runs inside
-bubblewrap (or bare under isolation 'none'); imports only a small part of the standard library (every module it
-holds is memory each fork shares copy-on-write), and pyseccomp only in a throwaway child.
+out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute), written by the watcher.
+The template forks the watcher once, closes the control pipes and from then on only forks hardened children ahead
+of their jobs and reaps them (wait4), so no child is a copy of a process that ever held a job's code, inputs or
+values. The watcher reads each job, hands it to a child, enforces deadlines, kills what the slot uid left, empties
+the private /tmp and replies; it holds job data, so it never forks. Runs inside bubblewrap (or bare under isolation
+'none'); imports only a small part of the standard library (every module it holds is memory each fork shares
+copy-on-write), and pyseccomp only in a throwaway child.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import watch  # noqa: E402
 
 from guard import Guard  # noqa: E402
 
-REPLIED, HOST_GONE = 0, 3
-"""How a watcher exits: it answered its job, or the host closed the control pipe. Anything else ends the worker."""
 CLEANUP_S = 2.0
 CLEANUP_ENTRIES = 2_000_000
 """Bounds on emptying /tmp after a job; past either (or with /tmp still not empty) the reply asks for a recycle."""
@@ -50,44 +48,78 @@ def main() -> None:
     # SIGPIPE stays ignored (Python's default): a child that died before taking its job must not kill us.
     gc.freeze()  # the template's objects stay out of children's collections: fewer copy-on-write faults per fork
     _send(cout, {"ready": True, "pid": os.getpid()})
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                code = _serve_one(cin, cout, guard, settings)
-            except BaseException:
-                import traceback
+    guard.become_subreaper()  # the children the template forks through an intermediate become ours to reap
+    from_template, to_watcher = os.pipe()
+    from_watcher, to_template = os.pipe()
+    template = os.fork()
+    if template == 0:
+        # From here on the template holds no control pipe: it could not read a job or a result if it tried.
+        for fd in (cin, cout, from_template, to_template):
+            os.close(fd)
+        code = 1
+        try:
+            _fork_children(guard, to_watcher, from_watcher)
+            code = 0
+        except BaseException:
+            import traceback
 
-                traceback.print_exc()  # fd 2 is the worker's log
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if status != 0:  # the host went away (or a watcher failed): the worker ends, and the host replaces it
-            sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == HOST_GONE else 1)
-
-
-def _serve_one(cin: int, cout: int, guard: Guard, settings: dict) -> int:
-    """The watcher: one job from the control pipe to the reply; its memory goes with it when it exits."""
-    spare = watch.Child(guard)  # forked before the job is read: the candidate's process never holds job data
-    job = _receive(cin)
-    if job is None:
-        spare.end()
-        return HOST_GONE
-    try:
-        result = watch.JobRun(job, guard, spare).execute()
-    except watch.HardeningFailed as exc:
-        result = {"fatal": str(exc)}
-    if not _cleanup(settings):
-        result["recycle"] = True  # /tmp could not be emptied in bounds: the host replaces this worker
-    _send(cout, result)
-    return REPLIED
+            traceback.print_exc()  # fd 2 is the worker's log
+        finally:
+            os._exit(code)
+    os.close(to_watcher)
+    os.close(from_watcher)
+    _serve(cin, cout, watch.Children(from_template, to_template, template), settings)
 
 
-def _cleanup(settings: dict) -> bool:
-    """Kill what the slot uid left and empty /tmp; True when /tmp is empty afterwards."""
+def _fork_children(guard: Guard, to_watcher: int, from_watcher: int) -> None:
+    """The template's whole work: on each request, fork a hardened child, announce it, and once the watcher has
+    opened its pipes close the template's copies. Returns when the watcher is gone."""
+    while os.read(from_watcher, 1) == b"n":
+        pid_r, pid_w = os.pipe()
+        watch.fork_child(guard, pid_w)
+        os.close(pid_w)
+        announcement = os.read(pid_r, 256)
+        os.close(pid_r)
+        if not announcement:  # the fork failed: end the worker rather than leave the watcher waiting
+            return
+        try:
+            os.write(to_watcher, announcement)
+            acked = os.read(from_watcher, 1) == b"k"
+        except BrokenPipeError:
+            acked = False
+        for fd in announcement.split()[1:]:  # the watcher has its own now (or is gone)
+            os.close(int(fd))
+        if not acked:
+            return
+
+
+def _serve(cin: int, cout: int, children: watch.Children, settings: dict) -> None:
+    """The watcher: every job from the control pipe to its reply. It holds job data, so it never forks."""
+    children.ask()
+    spare = None  # taken once a job is there: the template forks and the child hardens while the host is busy
+    while (job := _receive(cin)) is not None:
+        run = watch.JobRun(job, children, spare)
+        try:
+            result = run.execute()
+        except watch.HardeningFailed as exc:
+            result = {"fatal": str(exc)}
+        spare = run.spare  # left unused by a job without tests
+        if spare is None and children.asked:
+            spare = children.take()  # the same: the child asked for ahead is kept, and spared by the cleanup
+        if not _cleanup(settings, spare.pid if spare else None):
+            result["recycle"] = True  # /tmp could not be emptied in bounds: the host replaces this worker
+        if spare is None:
+            children.ask()  # after the cleanup, which kills every other process of the slot uid
+        _send(cout, result)
+        job = result = None
+    if spare is not None:
+        children.finish(spare)
+
+
+def _cleanup(settings: dict, spare: int | None) -> bool:
+    """Kill what the slot uid left (but the spare child) and empty /tmp; True when /tmp is empty afterwards."""
     if settings["drop_uid"]:
-        reset.kill_uid(settings["uid"])
+        reset.kill_uid(settings["uid"], spare)
     budget = settings.get("cleanup_entries", CLEANUP_ENTRIES)
     return reset.empty(settings["tmp"], time.monotonic() + CLEANUP_S, budget)
 
