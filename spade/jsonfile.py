@@ -38,7 +38,8 @@ def _parse_int(text: str) -> int | BigInt:
     return BigInt(text) if len(text.lstrip("-")) > MAX_INT_DIGITS else int(text)
 
 
-_DECODER = json.JSONDecoder(parse_int=_parse_int)
+_FAST = json.JSONDecoder()  # int() per literal in C; raises ValueError past MAX_INT_DIGITS
+_DECODER = json.JSONDecoder(parse_int=_parse_int)  # a Python call per integer: only when _FAST refused one
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
@@ -69,8 +70,14 @@ def parse(text: str, where: str) -> Any:
 
 
 def _loads(text: str, where: str) -> Any:
+    start = len(text) - len(text.lstrip())
     try:
-        value, end = _DECODER.raw_decode(text, len(text) - len(text.lstrip()))
+        try:
+            value, end = _FAST.raw_decode(text, start)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # an integer over the digit limit: parse again, keeping such integers as BigInt
+            value, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         at = f"line {exc.lineno} column {exc.colno}" if "\n" in text.strip() else f"column {exc.colno}"
         raise TaskFormatError(f"{where}: not valid JSON ({exc.msg} at {at})") from None

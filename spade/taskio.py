@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from spade.errors import TaskFormatError
-from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, digits, parse, read_text, short, too_long
+from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, BigInt, digits, parse, read_text, short, too_long
 from spade.pycode import parse_untrusted
 from spade.records import Task, TestCase
 
@@ -156,29 +156,47 @@ def _cases(items: Any, where: str, field: str) -> tuple[TestCase, ...]:
 
 def check_value(value: Any, where: str, field: str) -> None:
     """Refuse a value too deep, too large or holding an integer too long to print, naming it and the fix.
-    Iterative: the value itself may be nested deeper than Python recurses."""
-    stack, items, chars = [(value, 0)], 0, 0
+    Iterative (the value may be nested deeper than Python recurses), and one type test per item: a task file
+    holds millions of them."""
+    stack, items, chars = [(value, 0)], 1, 0
+    if type(value) not in _NODES:
+        stack = []
+        _check_scalar(value, where, field)
+        chars = len(value) if type(value) is str else 8
     while stack:
-        v, depth = stack.pop()
-        items += 1
-        if too_long(v):
-            raise TaskFormatError(f"{where}: field '{field}' holds an integer of {digits(v)} digits ({short(v)}); at most "
-                                  f"{MAX_INT_DIGITS} digits fit Python's int/str limit: use a smaller number")
-        if isinstance(v, str) and v == DEEP_MARK:
-            raise TaskFormatError(f"{where}: field '{field}' is nested deeper than the parser allows; test values nest at most "
-                                  f"{MAX_VALUE_DEPTH} levels")
-        if isinstance(v, (list, tuple, set, frozenset, dict)):
-            if depth >= MAX_VALUE_DEPTH:
-                raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is nested more than {MAX_VALUE_DEPTH} levels "
-                                      f"deep; test values nest at most {MAX_VALUE_DEPTH} levels")
-            stack.extend((c, depth + 1) for c in (v if not isinstance(v, dict) else [*v.keys(), *v.values()]))
-        elif isinstance(v, str):
-            chars += len(v)
-        else:
-            chars += 8
+        node, depth = stack.pop()
+        if depth >= MAX_VALUE_DEPTH:
+            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is nested more than {MAX_VALUE_DEPTH} "
+                                  f"levels deep; test values nest at most {MAX_VALUE_DEPTH} levels")
+        children = [*node.keys(), *node.values()] if type(node) is dict else node
+        items += len(children)
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                chars += len(child)
+                if len(child) == len(DEEP_MARK) and child == DEEP_MARK:
+                    _check_scalar(child, where, field)
+            elif kind in _NODES:
+                stack.append((child, depth + 1))
+            else:
+                chars += 8
+                if kind is BigInt or kind is int and child.bit_length() > 14_000:  # a JSON parse makes BigInts
+                    _check_scalar(child, where, field)
         if items > MAX_VALUE_ITEMS or chars > MAX_VALUE_CHARS:
-            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is too large (over {MAX_VALUE_ITEMS:,} items or "
-                                  f"{MAX_VALUE_CHARS:,} characters); split it into smaller test values")
+            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is too large (over {MAX_VALUE_ITEMS:,} "
+                                  f"items or {MAX_VALUE_CHARS:,} characters); split it into smaller test values")
+
+
+_NODES = frozenset((list, tuple, dict, set, frozenset))
+
+
+def _check_scalar(v: Any, where: str, field: str) -> None:
+    if too_long(v):
+        raise TaskFormatError(f"{where}: field '{field}' holds an integer of {digits(v)} digits ({short(v)}); at "
+                              f"most {MAX_INT_DIGITS} digits fit Python's int/str limit: use a smaller number")
+    if type(v) is str and v == DEEP_MARK:
+        raise TaskFormatError(f"{where}: field '{field}' is nested deeper than the parser allows; test values nest "
+                              f"at most {MAX_VALUE_DEPTH} levels")
 
 
 def entry_point_of(signature: str, where: str = "task") -> str:
