@@ -138,10 +138,11 @@ def _run(args: argparse.Namespace) -> int:
         run_dir = Path(args.resume)
         cfg = None
     else:
-        from spade.pipeline.rundir import default_run_dir
+        from spade.pipeline.rundir import check_writable, default_run_dir
 
         cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None)
         run_dir = Path(args.run_dir) if args.run_dir else default_run_dir()
+        check_writable(run_dir)  # before the metric sinks or the model touch anything
     args.run_dir = str(run_dir)  # the interrupt message names it
     run(cfg, run_dir, iterations=args.iterations, minutes=args.minutes, resume=bool(args.resume))
     print(f"run directory: {run_dir}  (see `spade status {run_dir}`)")
