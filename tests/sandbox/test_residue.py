@@ -234,3 +234,56 @@ def test_no_process_in_the_sandbox_keeps_cap_sys_admin_once_tmp_is_mounted(solo)
     mount = 'import ctypes\ndef f():\n    return ctypes.CDLL(None).mount(b"tmpfs", b"/tmp", b"tmpfs", 0, None)\n'
     assert _run(solo, mount).outcomes[0].kind is OutcomeKind.KILLED  # the filter kills on mount
     assert solo.score(secret_task(), CORRECT).score == 1.0
+
+
+def test_the_process_that_forks_candidates_holds_no_control_pipe(solo):
+    # The template forks every child: it must have no way to read a job or a result. The watcher reads them
+    # (and, holding job data, never forks: the memory scan above is the behavioural check of that).
+    assert solo.score(secret_task(), CORRECT).score == 1.0
+    (worker,) = solo._all.values()
+    control = {os.fstat(f.fileno()).st_ino for f in (worker.proc.stdin, worker.proc.stdout)}
+    pythons = [pid for pid in _tree(worker.pid) if _name(pid).startswith("python") and _uid(pid) == 0]
+    watcher = next(pid for pid in pythons if _parent(pid) not in pythons)
+    # Its oldest child: the spare candidate's process is its child too (reparented), maybe still root while it hardens.
+    template = min((pid for pid in pythons if _parent(pid) == watcher), key=_started)
+    assert control <= _pipes(watcher) and not control & _pipes(template)
+    assert solo.score(secret_task(), CORRECT).score == 1.0
+
+
+def _tree(root: int) -> list[int]:
+    parents = {int(p): _parent(int(p)) for p in os.listdir("/proc") if p.isdigit() and _alive(int(p))}
+    found, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack += [child for child, parent in parents.items() if parent == pid]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        _parent(pid)
+        return True
+    except OSError:
+        return False
+
+
+def _parent(pid: int) -> int:
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+
+def _started(pid: int) -> int:
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+
+
+def _name(pid: int) -> str:
+    return open(f"/proc/{pid}/comm").read().strip()
+
+
+def _uid(pid: int) -> int:
+    return os.stat(f"/proc/{pid}").st_uid
+
+
+def _pipes(pid: int) -> set[int]:
+    links = (os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd"))
+    return {int(link[6:-1]) for link in links if link.startswith("pipe:[")}
