@@ -60,9 +60,18 @@ def summarise(store: RunStore) -> RunSummary:
         curve=[tuple(r) for r in store.query(
             "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
             " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")],
-        heartbeat=json.loads(hb_path.read_text()) if hb_path.is_file() else None,
+        heartbeat=_heartbeat(hb_path),
         calibration=[asdict(r) for r in calibration(task_outcomes(store))],
     )
+
+
+def _heartbeat(path: Path) -> dict | None:
+    """The heartbeat, or None when it is missing or unreadable: it is a hint, the database is the record."""
+    try:
+        beat = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return beat if isinstance(beat, dict) and {"iteration", "stage"} <= beat.keys() else None
 
 
 def status_command(run_dir: str, as_json: bool = False) -> int:

@@ -120,3 +120,14 @@ def test_seeds_whose_reference_cannot_be_parsed_are_refused_by_variants_in_one_l
     _assert_one_line_error(spade("variants", str(seeds), "--out", str(tmp_path / "out.jsonl")), "task deep",
                            "reference_solution", "nested too deeply")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("heartbeat", [b"\xff\xfe", b"{\"iteration\": ", b"[1, 2]", b"{}"])
+def test_status_reads_a_run_whose_heartbeat_is_damaged(tmp_path, heartbeat):
+    from tests.doctor.rundb import Shape, build_run
+
+    run = build_run(tmp_path / "run", Shape(iterations=2))
+    (run / "heartbeat.json").write_bytes(heartbeat)
+    proc = spade("status", str(run), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["iterations"] == 2 and json.loads(proc.stdout)["heartbeat"] is None
