@@ -33,7 +33,8 @@ def run(code: str, entry: str, inputs: list[tuple[Any, ...]], start: int, res_fd
         os.dup2(out_fd, 1)  # stdin (fd 0) is already /dev/null: the zygote's, inherited
         os.dup2(out_fd, 2)
         os.close(out_fd)
-        sys.addaudithook(_auditor(res_fd))  # before any candidate code: a hook can never be removed
+        _audit_fd[0] = res_fd
+        sys.addaudithook(_AUDIT_HOOK)  # before any candidate code: a hook can never be removed
         fn = _load(code, entry, res_fd)
         if fn is not None:
             # L starts test `start`; each outcome ends its test and starts the next, so the watcher times every
@@ -53,7 +54,7 @@ _SPAWN = frozenset(("os.system", "subprocess.Popen", "os.fork", "os.forkpty", "o
                     "os.spawn", "pty.spawn"))
 
 
-def _auditor(res_fd: int) -> Any:
+def _auditor(target: list[int]) -> Any:
     """An audit hook that reports, once per name, what a pure function has no business doing: open a file outside
     its own /tmp and the Python installation imports read (file_access), make a socket or resolve a name (socket),
     start a process (process_spawn). It observes; the denials are the filter's and the read-only root's.
@@ -92,7 +93,7 @@ def _auditor(res_fd: int) -> Any:
             return
         if name not in reported:
             reported.add(name)
-            write(res_fd, frame(b"I", name.encode()))  # a few bytes: one atomic pipe write
+            write(target[0], frame(b"I", name.encode()))  # a few bytes: one atomic pipe write
 
     return hook
 
@@ -157,3 +158,9 @@ def _flush() -> None:
             stream.flush()
         except BaseException:  # the candidate may have replaced or closed them
             pass
+
+
+# Built once, when the zygote imports this module (sys.path then holds the standard library), so a child only
+# installs it and every child starts from the same, unused hook.
+_audit_fd = [-1]
+_AUDIT_HOOK = _auditor(_audit_fd)
