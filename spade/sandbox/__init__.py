@@ -1,13 +1,13 @@
 """The sandbox: run untrusted candidate code against a task's inputs and grade what it returns.
 
-Layers (each tested in tests/sandbox): a warm fork template inside bubblewrap (new network, PID, IPC, UTS and mount
+Layers (each tested in tests/sandbox): a warm fork server inside bubblewrap (new network, PID, IPC, UTS and mount
 namespaces; a read-only root holding only /usr, /lib, /etc, the Python prefix and the sandbox's own code; a private
-/tmp of capped size and inodes). A template, forked before any job, forks every candidate's child (through a short-
-lived intermediate) ahead of its job; the watcher, their subreaper, reads the jobs, feeds, watches and reaps the
-children and never forks, so no child is a copy of a process that held job data. The child gets rlimits (CPU, address
-space, processes, file size, fds, no core), a fresh unprivileged uid per worker slot, no_new_privs, a seccomp filter
-(no sockets, fork, exec, ptrace, mounts, namespaces, uid changes, SysV IPC, mqueues, memfd, bpf, io_uring, signals
-to others) and an audit hook that reports interference. The watcher enforces per-test wall-clock deadlines (the
+/tmp of capped size and inodes). A template, forked before any job, forks every candidate's child (through a
+short-lived intermediate) ahead of its job; the watcher, their subreaper, reads the jobs, feeds, watches and reaps
+the children and never forks, so no child is a copy of a process that held job data. The child gets rlimits (CPU,
+address space, processes, file size, fds, no core), a fresh unprivileged uid per worker slot, no_new_privs, a seccomp
+filter (no sockets, fork, exec, ptrace, mounts, namespaces, uid changes, SysV IPC, mqueues, memfd, bpf, io_uring,
+signals to others) and an audit hook that reports interference. The watcher enforces per-test wall-clock deadlines (the
 first timeout ends the candidate unless executor.run_all_tests_after_timeout), reads CPU time and peak memory from
 the kernel (wait4), caps stdout/stderr and never takes them as a verdict, and empties /tmp through fds within a
 bound (a worker it cannot empty is recycled). Return values cross a private pipe through a type-exact codec and are
@@ -32,6 +32,7 @@ Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
 - measurement tampering: test_hostile.py::test_patched_clocks_do_not_change_the_recorded_cpu_time
 - reward hacking: test_hostile.py::test_hard_coded_public_tests_fail_the_hidden_ones
 - residue across jobs: test_residue.py::test_a_candidate_scanning_its_memory_finds_nothing_of_the_previous_job,
+  ::test_the_process_that_forks_candidates_holds_no_control_pipe,
   ::test_a_tree_deeper_than_path_max_is_removed_before_the_next_candidate,
   ::test_a_file_flood_in_tmp_stops_at_the_inode_cap_and_is_gone_for_the_next_candidate,
   ::test_a_worker_that_cannot_empty_its_tmp_asks_to_be_recycled_and_the_verdict_stands;
