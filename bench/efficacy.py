@@ -8,9 +8,11 @@ at most one iteration):
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
   none      no training: the base model.
 Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
-checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set and on HumanEval. Printed per
-arm: pass@1 on each suite, rollouts consumed, updates, iterations, wall and CPU seconds. Results are also
-written to OUT/efficacy.json as each arm finishes, so a long run interrupted late keeps what it measured.
+checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set, the held-out suite's test split
+(less the tasks the arm trained on) and HumanEval. Printed per arm: pass@1 on each suite, rollouts consumed,
+updates, iterations, wall and CPU seconds; then each trained arm minus the base (and coevolve minus fixed) with a
+paired bootstrap 95% CI over the tasks both were graded on. Results are also written to OUT/efficacy.json as
+each arm finishes, so a long run interrupted late keeps what it measured.
 Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minutes 45] [--out runs/efficacy]
 """
 
@@ -74,8 +76,8 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
 
 
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
-                 max_new_tokens: int) -> dict[str, Any]:
-    from spade.evaluate.commands import load_policy
+                 max_new_tokens: int, run_dir: Path | None = None) -> dict[str, Any]:
+    from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import load_suite
     from spade.sandbox import SandboxPool
@@ -86,11 +88,14 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
     with SandboxPool(cfg.executor) as pool:
         for suite in suites:
             tasks = load_suite(suite)
+            if run_dir is not None:  # a held-out split loses the arm's own tasks
+                tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
             tasks = tasks[:limit] if limit else tasks
             started = time.perf_counter()
             report = evaluate(policy, pool, tasks, samples=1, temperature=0.0, ks=(1,), seed=0, suite=suite)
             scores[suite] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
-                             "eval_s": round(time.perf_counter() - started, 1)}
+                             "eval_s": round(time.perf_counter() - started, 1),
+                             "per_task": {t: c / n for t, n, c in report.per_task}}
             print(f"  {suite}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
     return scores
 
@@ -103,7 +108,7 @@ def main() -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
     p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
     p.add_argument("--fixed-difficulty", type=float, default=None)
-    p.add_argument("--suites", default="builtin,humaneval")
+    p.add_argument("--suites", default="builtin,heldout,humaneval")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
     p.add_argument("--seed", type=int, default=0)
@@ -126,10 +131,12 @@ def main() -> None:
         if arm != "none":
             row = train_arm(cfg, args.out / arm, 60 * args.minutes)
             checkpoints = args.out / arm / "checkpoints"
-        row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens)
+        row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
+                                   args.out / arm if arm != "none" else None)
         results["arms"][arm] = row
         results_path.write_text(json.dumps(results, indent=1))
     print_table(results, suites)
+    print_differences(results, suites)
     print(f"results: {results_path}")
     print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
 
@@ -142,6 +149,20 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
                  str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)),
                  str(row.get("train_cpu_s", 0))]
         print(" | ".join(cells))
+
+
+def print_differences(results: dict[str, Any], suites: list[str]) -> None:
+    """Each trained arm against the base, and co-evolution against fixed difficulty: the paired bootstrap 95% CI
+    of the pass@1 difference over the tasks both were graded on."""
+    from spade.evaluate.stats import paired_bootstrap, paired_scores
+
+    arms = results["arms"]
+    pairs = [(a, "none") for a in ("coevolve", "fixed") if a in arms and "none" in arms]
+    pairs += [("coevolve", "fixed")] if "coevolve" in arms and "fixed" in arms else []
+    for new, old in pairs:
+        for suite in suites:
+            _, before, after = paired_scores(arms[old]["eval"][suite]["per_task"], arms[new]["eval"][suite]["per_task"])
+            print(f"{new} - {old} on {suite}: {paired_bootstrap(before, after).describe()}")
 
 
 if __name__ == "__main__":

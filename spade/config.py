@@ -221,21 +221,33 @@ class RewardConfig(_Section):
 
 class EvalConfig(_Section):
     suite: str = "builtin"
-    """A named suite (builtin, humaneval) or the path of a .json/.jsonl task file in the write-up schema."""
+    """The suite whose figures are reported: a named suite (builtin, humaneval, heldout) or the path of a
+    .json/.jsonl task file in the write-up schema. The eval gate never reads it (see gate_suite)."""
+    gate_suite: str = "heldout-dev"
+    """The dev split the eval gate decides on (same choices as suite). It must share no task with suite, so the
+    reported figures come from tasks the gate never saw; heldout-dev is the held-out suite's dev split."""
     every: int = Field(1, ge=0, le=100000)
     """Evaluate after every this many updates; 0 disables."""
     limit: int = Field(0, ge=0, le=100000)
     """Evaluate on the first N tasks of the suite; 0 means all."""
+    gate_limit: int = Field(0, ge=0, le=100000)
+    """The gate evaluates the first N tasks of gate_suite; 0 means the same N as limit."""
     samples: int = Field(1, ge=1, le=64)
     temperature: float = Field(0.0, ge=0, le=2)
     ks: list[int] = Field(default_factory=lambda: [1])
     """pass@k values reported; each must be ≥ 1 and ≤ samples."""
     rollback_margin: float = Field(0.05, ge=0, le=1)
-    """Roll back to the best checkpoint when eval pass@1 falls more than this below the best seen."""
+    """Roll back to the best checkpoint only when dev pass@1 falls more than this below the best seen (and the
+    paired test below agrees)."""
+    rollback_alpha: float = Field(0.05, gt=0, le=1)
+    """Level of the paired test on the dev split: a one-sided exact sign test (McNemar's exact test for greedy
+    pass/fail) over the tasks where the new checkpoint and the best differ. Roll back only when P(this many or
+    more tasks got worse | a worse and a better task are equally likely) <= rollback_alpha: a regression beyond
+    noise. 1 restores the margin-only rule. E.g. 5 tasks worse and none better gives p = 1/32."""
     lower_lr_on_rollback: float = Field(1.0, gt=0, le=1)
     """Multiply the learning rate by this factor after each rollback; 1 keeps it."""
 
-    @field_validator("suite")
+    @field_validator("suite", "gate_suite")
     @classmethod
     def _suite(cls, v: str) -> str:
         from spade.evaluate.suites import suite_names  # light: no model or sandbox import
@@ -245,6 +257,15 @@ class EvalConfig(_Section):
         raise ValueError(
             f"is neither a named suite ({', '.join(suite_names())}) nor an existing .json/.jsonl task file"
         )
+
+    @model_validator(mode="after")
+    def _split(self) -> EvalConfig:
+        if self.suite == self.gate_suite:
+            raise ValueError(
+                f"gate_suite = suite = {self.suite!r}: the gate would decide on the figures it reports; set "
+                "gate_suite to a split suite never reports (heldout-dev)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _ks(self) -> EvalConfig:

@@ -1,8 +1,10 @@
 """`spade eval`: pass@k of the policy (base or a checkpoint) or of pre-generated samples, on a fixed suite.
 
-In: a suite (builtin, humaneval, a task file), ks, and either a samples JSONL or sampling options (checkpoint,
+In: a suite (builtin, humaneval, heldout, a task file), ks, and either a samples JSONL or sampling options (checkpoint,
 n, temperature). Out: a rich table of pass@k overall and per tag, optionally the report as JSON under
-RUN_DIR/evals/, and an exit code. Impossible ks and conflicting options are one-line ConfigErrors.
+RUN_DIR/evals/ with the paired bootstrap 95% CI of the difference to each checkpoint saved there before, and an
+exit code. A held-out split evaluated for a run leaves out the run's own tasks. Impossible ks and conflicting
+options are one-line ConfigErrors.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def eval_command(
     if samples_path is not None and (checkpoint is not None or n is not None or temperature is not None):
         raise ConfigError("--samples grades completions made elsewhere; drop --checkpoint, --n and --temperature")
     tasks = load_suite(suite)
+    if run_dir is not None:
+        tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
     limit = cfg.eval.limit if limit is None else limit
     if samples_path is None and limit > 0:  # graded samples pick their own tasks: a limit would refuse some
         tasks = tasks[:limit]
@@ -56,10 +60,47 @@ def eval_command(
             report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed, suite=label)
     print_report(report, tasks, checkpoint_label(checkpoint, samples_path))
     if run_dir is not None:
+        for line in compare_with_saved(run_dir, report, checkpoint_label(checkpoint, samples_path)):
+            print(line)
         path = save_report(run_dir, report, checkpoint_label(checkpoint, samples_path))
         print(f"report written to {path}")
         record_in_run(run_dir, report, checkpoint_label(checkpoint, samples_path))
     return 0
+
+
+def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold: float) -> list[Task]:
+    """A held-out split evaluated for a run loses the tasks that duplicate one the run trained on."""
+    from spade.evaluate.heldout import drop_trained
+    from spade.evaluate.suites import in_distribution
+    from spade.store import RunStore
+    from spade.store.db import DB_NAME
+
+    if not in_distribution(suite) or not (Path(run_dir) / DB_NAME).is_file():
+        return tasks
+    with RunStore(run_dir) as store:
+        kept, dropped = drop_trained(tasks, store.tasks(), threshold)
+    print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir}")
+    return kept
+
+
+def compare_with_saved(run_dir: str | Path, report: EvalReport, checkpoint: str) -> list[str]:
+    """One line per other checkpoint already evaluated on this suite under RUN_DIR/evals/: the difference in
+    pass@1 (this one - that one) with its paired bootstrap 95% CI over the tasks both were graded on."""
+    from spade.evaluate.stats import paired_bootstrap, paired_scores, per_task_pass
+
+    lines = []
+    for path in sorted((Path(run_dir) / "evals").glob(f"{report.suite}-*.json")):
+        try:
+            other = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not a report of ours
+        if not isinstance(other, dict) or other.get("suite") != report.suite or other.get("checkpoint") == checkpoint:
+            continue
+        _, before, after = paired_scores(per_task_pass(other), per_task_pass(report.to_dict()))
+        if before:
+            lines.append(f"{checkpoint} - {other.get('checkpoint')} on {report.suite}: "
+                         f"{paired_bootstrap(before, after).describe()}")
+    return lines
 
 
 def record_in_run(run_dir: str | Path, report: EvalReport, checkpoint: str) -> None:

@@ -1,7 +1,9 @@
-"""Fixed evaluation suites by name: 'builtin' (shipped with SPADE), 'humaneval', or a path to a task file.
+"""Fixed evaluation suites by name: 'builtin' (shipped with SPADE), 'humaneval', 'heldout' (the held-out
+suite's test split) and 'heldout-dev' (its dev split, the eval gate's), or a path to a task file.
 
 In: a suite name or a path to JSON/JSONL in the write-up schema. Out: a list of `Task` records, never shown
-to training. Unknown names raise ConfigError listing the choices.
+to training. Unknown names raise ConfigError listing the choices. The held-out splits share the training
+distribution, so they are filtered against a run's tasks rather than reserved from training (`in_distribution`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,30 @@ def _humaneval() -> list[Task]:
     return load_humaneval()
 
 
-_SUITES: dict[str, Callable[[], list[Task]]] = {"builtin": _builtin, "humaneval": _humaneval}
+def _heldout(split: str) -> Callable[[], list[Task]]:
+    def load() -> list[Task]:
+        from spade.evaluate.heldout import load_heldout  # builds in the sandbox on first use
+
+        return load_heldout(split)
+
+    return load
+
+
+_SUITES: dict[str, Callable[[], list[Task]]] = {
+    "builtin": _builtin, "humaneval": _humaneval, "heldout": _heldout("test"), "heldout-dev": _heldout("dev"),
+}
+_IN_DISTRIBUTION = ("heldout", "heldout-dev")
 
 
 def suite_names() -> tuple[str, ...]:
     """The named suites `load_suite` knows."""
     return tuple(_SUITES)
+
+
+def in_distribution(name: str) -> bool:
+    """True for suites drawn from the procedural families themselves: drop a run's tasks from them, don't
+    reserve them from training (they hold most problems the families can make)."""
+    return name in _IN_DISTRIBUTION
 
 
 def load_suite(name_or_path: str) -> list[Task]:

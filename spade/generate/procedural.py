@@ -16,6 +16,10 @@ from typing import Any
 from spade.generate.family import Family
 from spade.generate.registry import get_family
 
+# The held-out evaluation suite draws from negative seeds; training draws only seeds >= 0 (run.seed is >= 0 and
+# draft_task refuses the rest), so no held-out instance can be drawn by a run, whatever its seed.
+HELDOUT_SEED = -1
+
 
 @dataclass(frozen=True, slots=True)
 class TaskDraft:
@@ -40,7 +44,21 @@ class TaskDraft:
 
 
 def draft_task(family: Family | str, difficulty: float, seed: int, index: int, n_public: int, n_hidden: int) -> TaskDraft:
-    """One draft. Same arguments, same draft: every random choice comes from a Random seeded by them."""
+    """One draft. Same arguments, same draft: every random choice comes from a Random seeded by them.
+    Negative seeds are the held-out suite's (`heldout_draft`) and are refused here."""
+    if seed < 0 or index < 0:
+        raise ValueError(f"seed {seed} / index {index}: negative values are reserved for the held-out suite")
+    return _draft(family, difficulty, seed, index, n_public, n_hidden)
+
+
+def heldout_draft(family: Family | str, difficulty: float, index: int, n_public: int, n_hidden: int) -> TaskDraft:
+    """A draft of the held-out evaluation suite: the seed is HELDOUT_SEED, which training can never draw."""
+    if index < 0:
+        raise ValueError(f"held-out index {index} must be >= 0")
+    return _draft(family, difficulty, HELDOUT_SEED, index, n_public, n_hidden)
+
+
+def _draft(family: Family | str, difficulty: float, seed: int, index: int, n_public: int, n_hidden: int) -> TaskDraft:
     fam = get_family(family) if isinstance(family, str) else family
     d = round(min(max(float(difficulty), 0.0), 1.0), 4)
     rng = random.Random(f"spade|{fam.name}|{d}|{seed}|{index}")

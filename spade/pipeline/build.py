@@ -12,13 +12,14 @@ from typing import Any, Iterator
 from spade.config import SpadeConfig
 from spade.curriculum import Controller
 from spade.pipeline.stages import EXTERNAL, Engine, Progress, TaskStream
+from spade.records import Task
 from spade.store import RunStore
 
 
 @contextmanager
 def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Iterator[Engine]:
     from spade.dedup import DedupIndex
-    from spade.evaluate.suites import load_suite
+    from spade.evaluate.suites import in_distribution, load_suite
     from spade.generate.registry import resolve_families
     from spade.sandbox import SandboxPool
     from spade.train.checkpoint import load_checkpoint
@@ -36,8 +37,16 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     )
     suite = load_suite(cfg.eval.suite)
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
-    # The whole evaluation suite is in the index, so no evaluation problem can leak into training.
-    dedup = DedupIndex.from_tasks([*suite, *store.tasks()], threshold=cfg.generation.dedup_threshold)
+    trains = cfg.training.update_method in ("rft", "grpo") and cfg.eval.every > 0
+    gate_suite = load_suite(cfg.eval.gate_suite) if trains else []
+    gate_tasks = gate_split(eval_tasks, gate_suite, cfg.eval.gate_limit or cfg.eval.limit,
+                            cfg.generation.dedup_threshold)
+    # A foreign suite is reserved whole in the index, so none of its problems can leak into training. The
+    # held-out splits share the families' few hundred problems: reserving them would starve the supply, so
+    # evaluate_policy drops the ones a run has trained on instead.
+    reserved = [t for name, tasks in ((cfg.eval.suite, suite), (cfg.eval.gate_suite, gate_suite))
+                if not in_distribution(name) for t in tasks]
+    dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
     with SandboxPool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
@@ -51,14 +60,27 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
             trainer = GrpoUpdater(policy, cfg.training, pool, cfg.reward, stream, cfg.sampling)
         gate = None
         if trainer is not None and cfg.eval.every:
-            gate = EvalGate.from_state(state["gate"]) if state.get("gate") else EvalGate(cfg.eval.rollback_margin)
+            gate = (EvalGate.from_state(state["gate"]) if state.get("gate")
+                    else EvalGate(cfg.eval.rollback_margin, cfg.eval.rollback_alpha))
         checkpoint = state.get("checkpoint")
         if checkpoint and trainer is not None:
             load_checkpoint(store.run_dir / checkpoint, policy, trainer)
         progress("load model", 1, 1)
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
-                     dedup=dedup, eval_tasks=eval_tasks, families=families, gate=gate, task_stream=stream,
+                     dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
+                     task_stream=stream,
                      proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint)
+
+
+def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, threshold: float) -> list[Task]:
+    """The gate's dev tasks: the first `limit` (0: all) of gate_suite that duplicate no reported task, so the
+    figures reported come from tasks the gate never saw."""
+    from spade.dedup import DedupIndex
+
+    seen = DedupIndex.from_tasks(reported, threshold=threshold)
+    ids = {t.task_id for t in reported}
+    dev = [t for t in gate_suite if t.task_id not in ids and not seen.check(t).duplicate]
+    return dev[:limit] if limit else dev
 
 
 def make_policy(cfg: SpadeConfig) -> Any:

@@ -60,7 +60,7 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
         if e.cfg.eval.every:
             heartbeat(e.store.run_dir, i, "eval")
             w.evals.append(stages.evaluate_policy(e, i, f"{e.cfg.eval.suite}@start"))
-            stages.gate(e, w, w.evals[-1])
+            stages.gate(e, w, f"{e.cfg.eval.gate_suite}@start")
     heartbeat(e.store.run_dir, i, "generate")
     tasks = stages.make_tasks(e, w)
     heartbeat(e.store.run_dir, i, "sample")
@@ -72,7 +72,7 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     if e.cfg.eval.every and w.update and "checkpoint" in w.update and updates_so_far % e.cfg.eval.every == 0:
         heartbeat(e.store.run_dir, i, "eval")
         w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
-        stages.gate(e, w, w.evals[-1])
+        stages.gate(e, w, e.cfg.eval.gate_suite)
     heartbeat(e.store.run_dir, i, "commit")
     w.metrics.update(iteration_metrics(e, w, rollouts))
     w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint,

@@ -35,8 +35,9 @@ class Engine:
     trainer: Any  # spade.train.rft.RftTrainer, or None when update_method is not rft
     controller: Controller
     dedup: Any  # spade.dedup.DedupIndex
-    eval_tasks: list[Task]
+    eval_tasks: list[Task]  # the reported suite: the gate never reads it
     families: list[str]
+    gate_tasks: list[Task] = field(default_factory=list)  # the dev split the gate decides on
     gate: Any = None  # spade.train.gate.EvalGate
     task_stream: Any = None  # TaskStream, for GRPO
     proposer: Any = None  # spade.generate.proposer.LLMProposer when generation.proposer is 'llm'
@@ -260,15 +261,22 @@ def save_base_checkpoint(e: Engine) -> None:
         e.checkpoint = str(path.relative_to(e.store.run_dir))
 
 
-def gate(e: Engine, w: IterationWrite, evaluation: dict[str, Any]) -> None:
-    """Eval gate (§7.2): a new best is marked; a drop beyond the margin restores the best checkpoint."""
+def gate(e: Engine, w: IterationWrite, label: str) -> None:
+    """Eval gate (§7.2) on the dev split only: a new best is marked; a regression beyond noise restores the best
+    checkpoint. The dev evaluation is recorded as suite `label`, apart from the reported ones."""
+    from spade.evaluate.stats import per_task_pass
     from spade.train.checkpoint import load_checkpoint, mark_best, save_checkpoint
     from spade.train.gate import lower_lr
 
     if e.gate is None or e.trainer is None or e.checkpoint is None:
         return
+    evaluation = evaluate_policy(e, w.iteration, label, e.gate_tasks, e.cfg.eval.gate_suite)
+    w.evals.append(evaluation)
+    if not evaluation["n_tasks"]:  # every dev task was trained on: nothing left to decide on
+        return
     name = Path(e.checkpoint).name
-    decision = e.gate.observe(name, float(evaluation["pass_at_k"]["1"]))
+    decision = e.gate.observe(name, float(evaluation["pass_at_k"]["1"]), per_task_pass(evaluation))
+    w.audit.append(("gate", name, e.policy.name, "", decision.reason))
     if decision.new_best:
         mark_best(e.checkpoints, name)
     if not decision.rollback:
@@ -283,13 +291,19 @@ def gate(e: Engine, w: IterationWrite, evaluation: dict[str, Any]) -> None:
     w.audit.append(("rollback", name, e.policy.name, "", f"restored {decision.best}"))
 
 
-def evaluate_policy(e: Engine, iteration: int, label: str) -> dict[str, Any]:
-    """pass@1 (greedy by default) on the fixed evaluation set."""
+def evaluate_policy(e: Engine, iteration: int, label: str, tasks: list[Task] | None = None,
+                    suite: str | None = None) -> dict[str, Any]:
+    """pass@1 (greedy by default) on the reported suite, or on `tasks` of `suite` (the gate's dev split). Tasks of
+    a held-out split that duplicate one this run has trained on are left out."""
     from spade.evaluate.evaluator import evaluate
+    from spade.evaluate.suites import in_distribution
 
     started = time.perf_counter()
+    tasks, suite = (e.eval_tasks, e.cfg.eval.suite) if tasks is None else (tasks, suite or label)
+    if in_distribution(suite):
+        tasks = [t for t in tasks if not e.dedup.check(t).duplicate]
     ks = sorted({1, *e.cfg.eval.ks})  # the gate reads pass@1
-    report = evaluate(e.policy, e.pool, e.eval_tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
+    report = evaluate(e.policy, e.pool, tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
                       ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label)
     e.timed("eval", started)
     return {**report.to_dict(), "suite": label}

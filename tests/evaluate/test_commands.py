@@ -95,3 +95,35 @@ def test_the_base_model_is_sampled_greedily_on_a_limited_suite(tmp_path: Path, c
     assert report["n_tasks"] == 2 and report["samples"] == 1
     assert [t["task_id"] for t in report["per_task"]] == ["builtin/sum_evens", "builtin/reverse_words"]
     assert "builtin · base" in capsys.readouterr().out
+
+
+def test_a_second_checkpoint_evaluated_into_a_run_prints_the_paired_ci_of_the_difference(tmp_path: Path,
+                                                                                         capsys) -> None:
+    ids = ["builtin/sum_evens", "builtin/is_even"]
+    right_even = "def is_even(n):\n    return n % 2 == 0\n"
+    wrong_even = "def is_even(n):\n    return True\n"
+    old = _samples(tmp_path / "old.jsonl", [(ids[0], WRONG), (ids[1], wrong_even)])
+    new = _samples(tmp_path / "new.jsonl", [(ids[0], RIGHT), (ids[1], right_even)])
+    run_dir = tmp_path / "run"
+    assert eval_command("builtin", None, [1], old, None, None, CFG, run_dir=run_dir) == 0
+    assert "CI" not in capsys.readouterr().out  # nothing to compare with yet
+    assert eval_command("builtin", None, [1], new, None, None, CFG, run_dir=run_dir) == 0
+    out = capsys.readouterr().out
+    assert "samples-new - samples-old on builtin: +1.000 (95% CI +1.000 to +1.000, 2 tasks)" in out
+
+
+def test_the_held_out_suite_evaluated_for_a_run_leaves_out_the_runs_own_tasks(tmp_path: Path, capsys) -> None:
+    from spade.evaluate.commands import drop_run_tasks
+    from spade.evaluate.suites import load_suite
+    from spade.store import IterationWrite, RunStore
+
+    tasks = load_suite("builtin")[:6]  # stand-ins: any tasks behave alike; the held-out suite is built elsewhere
+    run_dir = tmp_path / "run"
+    with RunStore(run_dir, create=True) as store:
+        w = IterationWrite(iteration=0)
+        w.tasks.append((tasks[2], "generated"))
+        store.commit_iteration(w)
+    kept = drop_run_tasks("heldout", tasks, run_dir, 0.85)
+    assert [t.task_id for t in kept] == [t.task_id for i, t in enumerate(tasks) if i != 2]
+    assert "left out 1 of 6 tasks" in capsys.readouterr().out
+    assert drop_run_tasks("builtin", tasks, run_dir, 0.85) == tasks  # a foreign suite is reserved, not filtered

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spade.errors import TrainingError
-from spade.train.gate import EvalGate, lower_lr
+from spade.train.gate import EvalGate, lower_lr, tasks_digest
 
 # Builtin tasks the base model answers greedily: it passes the first three (measured) and fails clamp.
 EVAL_TASKS = ("sum_evens", "is_palindrome", "is_even", "clamp")
@@ -67,9 +67,63 @@ def test_the_best_score_is_the_maximum_observed_and_rollbacks_only_below_it(marg
     assert gate.best_score == max(scores)
 
 
+def _dev(passed: int, failed: int, offset: int = 0) -> dict[str, float]:
+    """Per-task dev scores: `passed` tasks at 1, then `failed` at 0, ids t<offset>…"""
+    return {f"t{offset + i:03d}": float(i < passed) for i in range(passed + failed)}
+
+
+def test_two_tasks_lost_on_a_twenty_task_dev_split_is_noise_not_a_rollback() -> None:
+    # The tiny run's situation: one task is 5 points, so losing 2 of 20 crosses a 0.05 margin by chance alone.
+    gate = EvalGate(margin=0.05, alpha=0.05)
+    best = _dev(10, 10)
+    gate.observe("ckpt-0", 0.5, best)
+    worse = {**best, "t000": 0.0, "t001": 0.0}
+    d = gate.observe("ckpt-1", 0.4, worse)
+    assert not d.rollback and d.best == "ckpt-0"
+    assert "within noise" in d.reason and "95% CI" in d.reason and "p = 0.25" in d.reason
+
+
+def test_a_regression_beyond_noise_on_the_dev_split_rolls_back() -> None:
+    gate = EvalGate(margin=0.05, alpha=0.05)
+    best = _dev(40, 60)
+    gate.observe("ckpt-0", 0.4, best)
+    worse = {t: (0.0 if i < 8 else v) for i, (t, v) in enumerate(best.items())}  # 8 lost, none gained
+    d = gate.observe("ckpt-1", 0.32, worse)
+    assert d.rollback and d.best == "ckpt-0" and "rolling back" in d.reason
+    assert gate.history[-1]["p_worse"] == pytest.approx(1 / 256)
+
+
+def test_level_one_restores_the_margin_rule() -> None:
+    gate = EvalGate(margin=0.05, alpha=1.0)
+    best = _dev(10, 10)
+    gate.observe("ckpt-0", 0.5, best)
+    assert gate.observe("ckpt-1", 0.4, {**best, "t000": 0.0, "t001": 0.0}).rollback
+
+
+def test_the_gate_compares_only_the_tasks_both_checkpoints_were_graded_on() -> None:
+    # The run trained on t000-t004 after the best was measured: the dev split lost them, and on what is left the
+    # new checkpoint is as good; a comparison of the raw pass@1 figures would call it a 25-point drop.
+    gate = EvalGate(margin=0.05, alpha=0.05)
+    best = _dev(10, 10)
+    gate.observe("ckpt-0", 0.5, best)
+    shrunk = {t: v for t, v in best.items() if t >= "t005"}
+    d = gate.observe("ckpt-1", 5 / 15, shrunk)
+    assert not d.rollback and not d.new_best and "15 tasks" in d.reason
+
+
+def test_the_gate_state_keeps_the_best_checkpoints_dev_scores() -> None:
+    gate = EvalGate(margin=0.0, alpha=0.05)
+    gate.observe("ckpt-0", 0.5, _dev(1, 1))
+    again = EvalGate.from_state(json.loads(json.dumps(gate.state())))
+    assert again.best_tasks == {"t000": 1.0, "t001": 0.0} and again.alpha == 0.05
+    assert again.history[-1]["tasks"] == tasks_digest(["t001", "t000"])
+
+
 def test_margin_and_factor_out_of_range_are_refused() -> None:
     with pytest.raises(TrainingError, match="rollback_margin"):
         EvalGate(margin=1.5)
+    with pytest.raises(TrainingError, match="rollback_alpha"):
+        EvalGate(margin=0.05, alpha=0.0)
     with pytest.raises(TrainingError, match="lower_lr_on_rollback = 0"):
         lower_lr(object(), 0)
 

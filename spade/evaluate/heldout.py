@@ -1,0 +1,110 @@
+"""The in-distribution held-out suite: fresh instances of the procedural families, split into 'dev' and 'test'.
+
+Drafts come from the held-out seed (spade.generate.procedural.HELDOUT_SEED), which training cannot draw; they are
+validated like any generated task (defaults of GenerationConfig, so every run sees the same suite) and
+deduplicated among themselves with the loop's own index, so no two held-out tasks, and no dev and test task, are
+the same problem. A task's split is a hash of its id: 'test' (~60%, the figures reported) or 'dev' (the eval
+gate's). Built once in the sandbox and cached under the user's cache dir, keyed by the generator's sources.
+Out: tasks 'heldout/<family>-<hash>'. Tasks a run trained on are removed when evaluating it (`drop_trained`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from spade.records import Task
+
+SPLITS = ("dev", "test")
+HELDOUT_VERSION = 1  # bump when the recipe below changes
+DRAFTS_PER_FAMILY = 200  # enough draws to reach nearly every distinct problem a family makes (measured)
+TEST_SHARE = 0.6
+_SOURCES = ("generate", "validate", "dedup")  # packages whose code decides which tasks the suite holds
+
+
+def split_of(task_id: str) -> str:
+    """'test' or 'dev', fixed by the id alone."""
+    digest = int.from_bytes(hashlib.sha256(f"heldout-split|{task_id}".encode()).digest()[:8], "little")
+    return "test" if digest / 2**64 < TEST_SHARE else "dev"
+
+
+def load_heldout(split: str, pool: Any = None) -> list[Task]:
+    """The tasks of one split, from the cache or built now (in `pool`, or a pool of its own)."""
+    if split not in SPLITS:
+        raise ValueError(f"held-out split {split!r} is not one of {SPLITS}")  # our bug: suites name the split
+    return [t for t in _all_tasks(pool) if t.provenance.get("split") == split]
+
+
+def drop_trained(tasks: Sequence[Task], trained: Iterable[Any], threshold: float) -> tuple[list[Task], int]:
+    """(tasks that duplicate nothing in `trained`, how many were dropped): a run's own tasks are not held out."""
+    from spade.dedup import DedupIndex
+
+    index = DedupIndex.from_tasks(trained, threshold=threshold)
+    kept = [t for t in tasks if not index.check(t).duplicate]
+    return kept, len(tasks) - len(kept)
+
+
+def build(pool: Any) -> list[Task]:
+    """Draft, deduplicate and validate the whole suite (both splits), deterministically."""
+    from spade.config import GenerationConfig
+    from spade.dedup import DedupIndex
+    from spade.generate.procedural import heldout_draft
+    from spade.generate.registry import family_names
+    from spade.validate.dynamic import validate_drafts
+
+    gen = GenerationConfig()
+    index = DedupIndex(gen.dedup_threshold)
+    drafts = []
+    for family in family_names():
+        for i in range(DRAFTS_PER_FAMILY):
+            difficulty = round(random.Random(f"heldout-difficulty|{family}|{i}").random(), 2)
+            draft = heldout_draft(family, difficulty, i, gen.public_tests, gen.hidden_tests)
+            if not index.check(draft).duplicate:  # validation keeps description and reference: same verdict after
+                index.add(draft)
+                drafts.append(draft)
+    tasks: list[Task] = []
+    for outcome in validate_drafts(drafts, pool, gen):
+        if outcome.accepted and outcome.task is not None:
+            task_id = f"heldout/{outcome.task.task_id}"
+            tasks.append(replace(outcome.task, task_id=task_id, tags=(*outcome.task.tags, "heldout"),
+                                 provenance={**outcome.task.provenance, "source": "heldout", "split": split_of(task_id)}))
+    # In hash order, not family order: the first N tasks (eval.limit) are a spread over families and difficulties.
+    return sorted(tasks, key=lambda t: hashlib.sha256(t.task_id.encode()).hexdigest())
+
+
+def cache_path() -> Path:
+    """Keyed by the recipe version and the sources of everything that shapes the suite."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(str(HELDOUT_VERSION).encode() + Path(__file__).read_bytes())
+    for package in _SOURCES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spade"
+    return base / f"heldout-{digest.hexdigest()[:16]}.jsonl"
+
+
+def _all_tasks(pool: Any) -> list[Task]:
+    from spade.taskio import load_tasks, task_to_dict
+
+    cached = cache_path()
+    if cached.is_file():
+        return load_tasks(cached)
+    if pool is None:
+        from spade.config import ExecutorConfig
+        from spade.sandbox import SandboxPool
+
+        with SandboxPool(ExecutorConfig()) as own_pool:
+            tasks = build(own_pool)
+    else:
+        tasks = build(pool)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    tmp.write_text("".join(json.dumps(task_to_dict(t), ensure_ascii=False) + "\n" for t in tasks), encoding="utf-8")
+    tmp.replace(cached)  # atomic: a crash mid-write never leaves a truncated cache
+    return tasks
