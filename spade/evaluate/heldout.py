@@ -50,8 +50,9 @@ def drop_trained(tasks: Sequence[Task], trained: Iterable[Any], threshold: float
     return kept, len(tasks) - len(kept)
 
 
-def build(pool: Any) -> list[Task]:
-    """Draft, deduplicate and validate the whole suite (both splits), deterministically."""
+def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMILY) -> list[Task]:
+    """Draft, deduplicate and validate the whole suite (both splits), deterministically: `draws` drafts of each
+    family (all registered ones unless named), in hash order."""
     from spade.config import GenerationConfig
     from spade.dedup import DedupIndex
     from spade.generate.procedural import heldout_draft
@@ -61,8 +62,8 @@ def build(pool: Any) -> list[Task]:
     gen = GenerationConfig()
     index = DedupIndex(gen.dedup_threshold)
     drafts = []
-    for family in family_names():
-        for i in range(DRAFTS_PER_FAMILY):
+    for family in families or family_names():
+        for i in range(draws):
             difficulty = round(random.Random(f"heldout-difficulty|{family}|{i}").random(), 2)
             draft = heldout_draft(family, difficulty, i, gen.public_tests, gen.hidden_tests)
             if not index.check(draft).duplicate:  # validation keeps description and reference: same verdict after

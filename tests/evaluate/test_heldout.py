@@ -3,6 +3,7 @@ that share no problem, a run's own tasks left out, and the suite by name in `spa
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -17,9 +18,19 @@ from spade.evaluate.suites import in_distribution, load_suite
 from spade.generate.procedural import HELDOUT_SEED, draft_task, heldout_draft
 
 
+FEW = ("dict_ops", "list_transform", "primes", "rotate_list")  # a quick build for the fast tests
+
+
+@pytest.fixture(scope="module")
+def small(pool: Any) -> dict[str, list[Any]]:
+    """The suite's recipe on four families and 30 draws each (seconds, not the full build's tens of seconds)."""
+    tasks = heldout.build(pool, FEW, draws=30)
+    return {split: [t for t in tasks if t.provenance["split"] == split] for split in heldout.SPLITS}
+
+
 @pytest.fixture(scope="module")
 def suite(pool: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, list[Any]]]:
-    """Both splits, built afresh into a private cache (tens of seconds), then loaded through the suite names."""
+    """Both splits, built afresh into a private cache (40-60 s), then loaded through the suite names."""
     mp = pytest.MonkeyPatch()
     mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     try:
@@ -38,40 +49,60 @@ def test_training_cannot_draw_the_held_out_seed() -> None:
     assert heldout_draft("primes", 0.5, 0, 3, 5).provenance["seed"] == HELDOUT_SEED
 
 
-def test_the_test_split_is_large_enough_that_one_task_is_under_a_point(suite: dict[str, Any]) -> None:
-    assert len(suite["test"]) > 100
-    assert len(suite["dev"]) >= 50  # the gate's paired test needs tasks to pair
-
-
-def test_dev_and_test_share_no_problem_and_no_two_tasks_are_duplicates(suite: dict[str, Any]) -> None:
-    everything = suite["dev"] + suite["test"]
+def test_dev_and_test_share_no_problem_and_no_two_tasks_are_duplicates(small: dict[str, Any]) -> None:
+    everything = small["dev"] + small["test"]
+    assert small["dev"] and small["test"]
     assert len({t.task_id for t in everything}) == len(everything)
     index = DedupIndex()
     for task in everything:
         assert not index.check(task).duplicate, task.task_id
         index.add(task)
-    assert all(heldout.split_of(t.task_id) == "test" for t in suite["test"])
+    assert all(heldout.split_of(t.task_id) == "test" for t in small["test"])
 
 
-def test_every_task_was_validated_and_its_reference_scores_one(pool: Any, suite: dict[str, Any]) -> None:
-    tasks = suite["dev"] + suite["test"]
+def test_every_task_was_validated_and_its_reference_scores_one(pool: Any, small: dict[str, Any]) -> None:
+    tasks = small["dev"] + small["test"]
     assert all(t.provenance["seed"] == HELDOUT_SEED and t.params.get("reference_cpu_s") for t in tasks)
+    assert all(t.task_id.startswith("heldout/") and "heldout" in t.tags for t in tasks)
     results = pool.score_many([(t, t.reference_solution) for t in tasks])
     assert [t.task_id for t, r in zip(tasks, results) if r.score != 1.0] == []
+
+
+def test_building_twice_gives_the_same_tasks(pool: Any, small: dict[str, Any]) -> None:
+    def shape(t: Any) -> tuple[Any, ...]:  # all but the measured reference CPU time
+        return t.task_id, t.description, t.reference_solution, t.test_cases, t.hidden_test_cases, t.difficulty
+
+    again = heldout.build(pool, FEW, draws=30)
+    assert [shape(t) for t in again] == [shape(t) for t in sorted(small["dev"] + small["test"], key=_order)]
+
+
+def _order(t: Any) -> str:
+    return hashlib.sha256(t.task_id.encode()).hexdigest()
+
+
+def test_tasks_a_run_trained_on_are_left_out(small: dict[str, Any]) -> None:
+    tasks = small["test"]
+    trained = [replace(tasks[0], task_id="run-task-1"), replace(tasks[3], task_id="run-task-2")]
+    kept, dropped = heldout.drop_trained(tasks, trained, 0.85)
+    assert dropped == 2 and tasks[0] not in kept and tasks[3] not in kept and len(kept) == len(tasks) - 2
+
+
+@pytest.mark.slow
+def test_the_full_suite_is_large_in_distribution_and_the_same_from_the_cache_and_by_name(
+        pool: Any, suite: dict[str, Any]) -> None:
+    assert len(suite["test"]) > 100  # one task is under 1 point
+    assert len(suite["dev"]) >= 50  # the gate's paired test needs tasks to pair
+    tasks = suite["dev"] + suite["test"]
     assert len({t.family for t in tasks}) >= 20  # in distribution: the families the loop trains on
-
-
-def test_the_suite_is_the_same_from_the_cache_and_by_name(suite: dict[str, Any]) -> None:
+    results = pool.score_many([(t, t.reference_solution) for t in tasks])
+    assert [t.task_id for t, r in zip(tasks, results) if r.score != 1.0] == []
+    index = DedupIndex()
+    for task in tasks:
+        assert not index.check(task).duplicate, task.task_id
+        index.add(task)
     assert suite["by_name"]["heldout"] == suite["test"]
     assert suite["by_name"]["heldout-dev"] == suite["dev"]
     assert in_distribution("heldout") and in_distribution("heldout-dev") and not in_distribution("builtin")
-
-
-def test_tasks_a_run_trained_on_are_left_out(suite: dict[str, Any]) -> None:
-    tasks = suite["test"]
-    trained = [replace(tasks[0], task_id="run-task-1"), replace(tasks[5], task_id="run-task-2")]
-    kept, dropped = heldout.drop_trained(tasks, trained, 0.85)
-    assert dropped == 2 and tasks[0] not in kept and tasks[5] not in kept and len(kept) == len(tasks) - 2
 
 
 def test_the_config_selects_the_held_out_suite_and_refuses_to_gate_on_what_it_reports() -> None:
