@@ -140,7 +140,11 @@ class SandboxPool:
         """Close `worker` and start its successor in the same slot; SandboxError (infrastructure) if it cannot."""
         log.warning("sandbox worker %d is replaced: %s", slot, why)
         worker.close()
-        worker = self._start(slot)
+        try:
+            worker = self._start(slot)
+        except SandboxError as exc:
+            detail = " ".join(str(exc).split())[:300]  # the zygote's log tail, on one line
+            raise SandboxError(f"sandbox worker {slot} could not be replaced ({why[:100]}): {detail}") from None
         with self._lock:
             self._all[slot] = worker
         return worker

@@ -322,3 +322,25 @@ def test_observed_interference_and_peak_memory_enter_the_reward(pool):
     assert result.score == 1.0 and result.peak_memory_kb > 150 << 10
     assert 0 < compute_reward(task, hog, result, cfg).memory_penalty <= cfg.memory_weight
     assert pool.score(task, HALF, (5.0,)).score == 1.0
+
+
+class _NoZygote(Plan):
+    """A plan whose worker never starts: the replacement of a dead worker fails."""
+
+    def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
+        return ["/bin/sh", "-c", "echo 'no zygote here' >&2; echo 'second line' >&2; exit 1"]
+
+
+def test_a_worker_that_cannot_be_replaced_is_an_infrastructure_error_in_one_line():
+    from spade.errors import SandboxError
+
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        plan = pool.plan
+        pool.plan = _NoZygote(plan.layers, plan.uses_bwrap, plan.use_seccomp, plan.drop_uid)
+        (first,) = pool.worker_pids()
+        os.kill(first, signal.SIGKILL)
+        while _alive(first):
+            time.sleep(0.01)
+        with pytest.raises(SandboxError, match="could not be replaced") as caught:
+            pool.score(secret_task(), CORRECT)
+        assert "\n" not in str(caught.value) and "no zygote here" in str(caught.value)
