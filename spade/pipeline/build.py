@@ -53,11 +53,11 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         stream = TaskStream()
         trainer = None
         if cfg.training.update_method == "rft":
-            trainer = RftTrainer(policy, cfg.training)
+            trainer = RftTrainer(policy, cfg.training, seed=cfg.run.seed)
         elif cfg.training.update_method == "grpo":
             from spade.train.grpo import GrpoUpdater
 
-            trainer = GrpoUpdater(policy, cfg.training, pool, cfg.reward, stream, cfg.sampling)
+            trainer = GrpoUpdater(policy, cfg.training, pool, cfg.reward, stream, cfg.sampling, seed=cfg.run.seed)
         gate = None
         if trainer is not None and cfg.eval.every:
             gate = (EvalGate.from_state(state["gate"]) if state.get("gate")

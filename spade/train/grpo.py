@@ -89,13 +89,14 @@ class GrpoUpdater:
     updates) and for `spade.train.gate.lower_lr`."""
 
     def __init__(self, policy: Any, training: TrainingConfig, pool: Any, reward: RewardConfig,
-                 task_stream: TaskStream, sampling: SamplingConfig | None = None) -> None:
+                 task_stream: TaskStream, sampling: SamplingConfig | None = None, *, seed: int = 0) -> None:
         if training.batch_size % training.grpo_generations:
             raise TrainingError(
                 f"training.batch_size = {training.batch_size} must be a multiple of training.grpo_generations = "
                 f"{training.grpo_generations} (each prompt's group of completions shares a batch)"
             )
         self.policy, self.config, self.task_stream = policy, training, task_stream
+        self.seed = seed  # the LoRA adapter's initial weights are a function of it (see spade.train.rft._with_lora)
         self.sampling = sampling or policy.sampling
         self.tasks: dict[str, Task] = {}
         self.reward = SandboxReward(pool, reward, self.tasks)
@@ -112,7 +113,7 @@ class GrpoUpdater:
         from spade.train.rft import _with_lora
 
         if self.config.lora_r > 0:
-            self.policy.model = _with_lora(self.policy.model, self.config)
+            self.policy.model = _with_lora(self.policy.model, self.config, self.seed)
         else:
             for p in self.policy.model.parameters():
                 p.requires_grad_(True)

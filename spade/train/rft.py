@@ -9,7 +9,8 @@ Departures from it, all deliberate:
 - LoRA (r = training.lora_r) instead of a full fine-tune by default; lora_r 0 trains all weights (in the
   sampling dtype, so in bfloat16 by default: no fp32 master copy for a full fine-tune).
 - LoRA weights are kept in float32 (peft's adapter autocast) while the frozen base stays in the sampling dtype;
-  with dtype bfloat16 the forward runs under CPU bf16 autocast.
+  with dtype bfloat16 the forward runs under CPU bf16 autocast. The adapter's random start (lora_A) is drawn
+  from the run seed, not from torch's global generator, so two runs with one seed start from one adapter.
 - The target is the extracted code plus a closing fence, not the raw completion: trailing prose, example prints
   and empty fences are not reinforced. Deduplication of correct answers is left to the caller (the pipeline).
 - Examples are seen in a seeded shuffle, cycled if fewer than steps × batch; sequences longer than
@@ -72,9 +73,10 @@ class TrainablePolicy(Protocol):
 class RftTrainer:
     """Updates `policy.model` in place; keeps its optimizer across updates so checkpoints can resume it."""
 
-    def __init__(self, policy: TrainablePolicy, training: TrainingConfig | None = None) -> None:
+    def __init__(self, policy: TrainablePolicy, training: TrainingConfig | None = None, *, seed: int = 0) -> None:
         self.policy = policy
         self.config = training or TrainingConfig()
+        self.seed = seed  # the LoRA adapter's initial weights are a function of it (run.seed in a run)
         self.optimizer: Any = None
         self.updates = 0
 
@@ -86,7 +88,7 @@ class RftTrainer:
 
         model = self.policy.model
         if self.config.lora_r > 0:
-            model = _with_lora(model, self.config)
+            model = _with_lora(model, self.config, self.seed)
             self.policy.model = model
         else:
             for p in model.parameters():
@@ -160,7 +162,8 @@ class RftTrainer:
         return contextlib.nullcontext()
 
 
-def _with_lora(model: Any, config: TrainingConfig) -> Any:
+def _with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
+    import torch
     from peft import LoraConfig, PeftModel, get_peft_model
 
     if isinstance(model, PeftModel):  # an adapter loaded for sampling: train that one
@@ -171,7 +174,14 @@ def _with_lora(model: Any, config: TrainingConfig) -> Any:
         r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=0.0,
         target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM",
     )
-    return get_peft_model(model, lora)
+    # peft draws lora_A (kaiming-uniform) from torch's global generator, whose start differs per process on
+    # this torch (torch.initial_seed() changes from one interpreter to the next). Unseeded, a run and a rerun of
+    # it (or a run and the run it is compared with after a resume) start from different adapters, and after one
+    # update they sample different tokens: in bfloat16 the difference survives rounding. Draw it from `seed` on
+    # a forked generator, so the global one is left as it was.
+    with torch.random.fork_rng(devices=[]):
+        torch.default_generator.manual_seed(seed)
+        return get_peft_model(model, lora)
 
 
 def _batches(

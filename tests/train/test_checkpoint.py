@@ -5,12 +5,13 @@ import random
 import pytest
 
 from spade.errors import TrainingError
+from spade.policy.model_files import resolve_dtype
 from spade.train.checkpoint import (
     best_checkpoint, checkpoint_name, latest_checkpoint, load_checkpoint, mark_best, prune, save_checkpoint,
 )
 from spade.train.rft import RftTrainer
 
-from .conftest import ADD, TRAINING
+from .conftest import ADD, MUL, SAMPLING, TRAINING
 
 
 def _logits(policy):
@@ -56,6 +57,58 @@ def test_adapter_loaded_for_sampling_reproduces_the_trained_outputs(trained, mak
     texts = [c.text for cs in sampler.sample([ADD], 1, temperature=0) for c in cs]
     assert texts[0] == policy.sample([ADD], 1, temperature=0)[0][0].text
     assert texts[0] != base[0]
+
+
+def _weights(policy):
+    return {name: t.detach().clone() for name, t in policy.model.state_dict().items()}
+
+
+@pytest.mark.parametrize("dtype", [
+    "float32",
+    pytest.param("bfloat16", marks=pytest.mark.skipif(
+        resolve_dtype("auto") != "bfloat16",
+        reason="this CPU has no native bfloat16 (avx512_bf16 / amx_bf16), so sampling.dtype auto never picks it")),
+])
+def test_a_resumed_run_samples_the_tokens_of_the_uninterrupted_run(dtype, examples, tmp_path):
+    """What tests/pipeline/test_resume.py checks end to end, in-process: three policies standing for three processes
+    (each with its own state of torch's global generator): one updates and samples from memory; one updates and
+    saves a checkpoint; one restores that checkpoint and samples. Weights, optimizer state and tokens agree."""
+    import torch
+
+    from spade.policy.embedded import EmbeddedPolicy
+
+    sampling = SAMPLING.model_copy(update={"dtype": dtype})
+    training = TRAINING.model_copy(update={"steps_per_update": 2, "batch_size": 2})
+
+    def process(global_seed):
+        torch.manual_seed(global_seed)  # processes start torch's generator in different places
+        policy = EmbeddedPolicy(sampling, training)
+        return policy, RftTrainer(policy, training, seed=0)
+
+    def samples(policy):
+        sampled = policy.sample([ADD, MUL], 3, seed=5)
+        greedy = policy.sample([ADD, MUL], 1, temperature=0)
+        return [[c.text for c in cs] for cs in (*sampled, *greedy)]
+
+    with torch.random.fork_rng(devices=[]):
+        straight, trainer = process(1)
+        trainer.update(examples, seed=3)
+        weights, opt, expected = _weights(straight), _optimizer_tensors(trainer), samples(straight)
+        del straight, trainer
+        killed, trainer = process(2)
+        trainer.update(examples, seed=3)
+        path = save_checkpoint(tmp_path, 1, killed, trainer)
+        del killed, trainer
+        resumed, trainer = process(3)
+        load_checkpoint(path, resumed, trainer)
+        restored = _weights(resumed)
+
+        assert resumed.model.dtype == getattr(torch, dtype)
+        assert {k: v.dtype for k, v in restored.items()} == {k: v.dtype for k, v in weights.items()}
+        assert [k for k in weights if not torch.equal(restored[k], weights[k])] == []
+        restored_opt = _optimizer_tensors(trainer)
+        assert restored_opt.keys() == opt.keys() and all(torch.equal(restored_opt[k], opt[k]) for k in opt)
+        assert samples(resumed) == expected
 
 
 def test_no_half_checkpoint_is_left_when_saving_fails(tmp_path):

@@ -36,6 +36,24 @@ def test_trained_policy_samples_differently_from_the_base_model(trained):
     assert "spade" in after[0]  # the marker comment it was trained on
 
 
+def test_the_lora_adapter_starts_from_the_seed_whatever_torchs_global_generator_holds(make_policy):
+    import torch
+
+    def initial_adapter(global_seed, seed):
+        torch.manual_seed(global_seed)  # as if in another process: its generator starts elsewhere
+        before = torch.get_rng_state()
+        policy = make_policy()
+        RftTrainer(policy, TRAINING, seed=seed).prepare()
+        assert torch.equal(torch.get_rng_state(), before)  # the global generator is left as it was
+        return {n: p.detach().clone() for n, p in policy.model.named_parameters() if "lora_A" in n}
+
+    with torch.random.fork_rng(devices=[]):
+        first, other_process, other_seed = initial_adapter(1, 0), initial_adapter(2, 0), initial_adapter(1, 7)
+    assert first and first.keys() == other_process.keys()
+    assert all(torch.equal(first[k], other_process[k]) for k in first)
+    assert not any(torch.equal(first[k], other_seed[k]) for k in first)
+
+
 def test_no_examples_is_a_training_error(trained):
     _, trainer, _, _ = trained
     with pytest.raises(TrainingError, match="no passing examples"):
