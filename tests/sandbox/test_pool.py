@@ -99,20 +99,22 @@ def test_time_limits_scale_the_reference_time_with_a_floor():
         time_limits_for(cfg, 3, [0.1])
 
 
-def test_exec_command_prints_json_and_returns_zero_even_when_failing(tmp_path, capsys):
+def test_exec_command_prints_json_and_exits_one_when_the_candidate_fails(tmp_path, capsys):
     from spade.sandbox.commands import exec_command
 
     task = {"task_id": "add1", "description": "add one", "signature": "def add1(x):", "difficulty": 0.1,
             "test_cases": [{"input": [1], "expected": 2}, {"input": [5], "expected": 6}]}
     (tmp_path / "t.json").write_text(json.dumps(task))
     (tmp_path / "s.py").write_text("def add1(x):\n    return 2\n")
+    (tmp_path / "ok.py").write_text("def add1(x):\n    return x + 1\n")
     cfg = SpadeConfig(executor=CFG)
-    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), True, cfg) == 0
+    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), True, cfg) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "failed" and [t["status"] for t in out["tests"]] == ["passed", "wrong_answer"]
-    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), False, cfg) == 0
+    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "s.py"), False, cfg) == 1
     assert "wrong_answer" in capsys.readouterr().out
-    with pytest.raises(SandboxError, match="does not exist"):
+    assert exec_command(str(tmp_path / "t.json"), str(tmp_path / "ok.py"), False, cfg) == 0
+    with pytest.raises(TaskFormatError, match="does not exist"):
         exec_command(str(tmp_path / "t.json"), str(tmp_path / "nope.py"), False, cfg)
     with pytest.raises(TaskFormatError):
         exec_command(str(tmp_path / "missing.json"), str(tmp_path / "s.py"), False, cfg)
