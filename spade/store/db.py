@@ -7,6 +7,7 @@ killed at any point resumes from the last committed iteration with nothing lost 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -17,8 +18,10 @@ from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
 from spade.records import Candidate, Decision, ExecResult, Reward, Task
-from spade.store.schema import SCHEMA, SCHEMA_VERSION
+from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
+
+log = logging.getLogger("spade.store")
 
 DB_NAME = "spade.sqlite"
 
@@ -65,8 +68,27 @@ class RunStore:
                 raise StoreError(f"cannot read run database {self.path}: {_cause(exc, busy_timeout_s)}",
                                  exit_code=EXIT_INFRA) from None
             raise StoreError(f"cannot read run database {self.path}: {exc}; is it a SPADE run database?") from None
-        if version != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path} has schema version {version}, this SPADE reads {SCHEMA_VERSION}")
+        if version != str(SCHEMA_VERSION) and not (read_only and version in READABLE_VERSIONS):
+            if read_only or not _migratable(version):
+                raise StoreError(f"{self.path} has schema version {version}, this SPADE reads {SCHEMA_VERSION}; "
+                                 "open it with the SPADE version that made it")
+            self._migrate(int(version))
+
+    def _migrate(self, version: int) -> None:
+        """Bring an older run's database up to SCHEMA_VERSION in one transaction (all steps or none)."""
+        log.warning("%s: upgrading the run database from schema version %d to %d", self.path, version,
+                    SCHEMA_VERSION)
+        with self._writing("upgrade the database"):
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for step in range(version, SCHEMA_VERSION):
+                    for statement in MIGRATIONS[step]:
+                        self.conn.execute(statement)
+                self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
 
     def _open_read_write(self, create: bool) -> sqlite3.Connection:
         with self._writing("open the database"):
@@ -305,3 +327,8 @@ def exec_result_to_dict(result: ExecResult) -> dict[str, Any]:
         "events": list(result.events),
         "memory_limit_kb": result.memory_limit_kb,
     }
+
+
+def _migratable(version: str | None) -> bool:
+    return (version is not None and version.isdigit() and int(version) < SCHEMA_VERSION
+            and all(v in MIGRATIONS for v in range(int(version), SCHEMA_VERSION)))

@@ -1,6 +1,15 @@
-"""The run database's tables. Bump SCHEMA_VERSION on any change; old runs are refused, not migrated silently."""
+"""The run database's tables. Bump SCHEMA_VERSION on any change and add the step from the previous version to
+MIGRATIONS; a run opened for writing is brought up to date (and says so), one opened read-only is read as it is."""
 
 SCHEMA_VERSION = 2
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # 1 -> 2: the reward's memory term (runs made before it had none: 0).
+    1: ("ALTER TABLE rewards ADD COLUMN memory_penalty REAL NOT NULL DEFAULT 0",),
+}
+"""Statements that take a database from the key's version to the next one."""
+READABLE_VERSIONS = frozenset({"1", "2"})
+"""Versions the read-only views can read without migrating (no reader selects a column newer than these)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,10 +1,21 @@
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
 from spade.errors import StoreError
-from spade.records import Candidate, Decision, ExecResult, ExecStatus, Reward, Task, TestCase, TestOutcome, TestStatus
+from spade.records import (
+    Candidate,
+    Decision,
+    ExecResult,
+    ExecStatus,
+    Reward,
+    Task,
+    TestCase,
+    TestOutcome,
+    TestStatus,
+)
 from spade.store import IterationWrite, RunStore
 
 TASK = Task("t1", "Return x.", "def f(x: int) -> int:", "f", 0.3, test_cases=(TestCase((1,), 1),),
@@ -135,3 +146,41 @@ def test_the_memory_term_and_the_sandbox_events_of_a_rollout_are_stored(tmp_path
         stored = store.query("SELECT json_extract(json, '$.events'), json_extract(json, '$.memory_limit_kb')"
                              " FROM executions")
     assert stored == [('["file_access","stray_output"]', 524_288)]
+
+
+def _downgrade_to_version_1(path) -> None:
+    """What a run made before the memory term looks like: no rewards.memory_penalty, schema_version 1."""
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE rewards DROP COLUMN memory_penalty")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_run_from_schema_version_1_is_read_as_is_and_upgraded_when_opened_for_writing(tmp_path):
+    store = RunStore(tmp_path, create=True)
+    store.commit_iteration(_write(0))
+    store.close()
+    _downgrade_to_version_1(tmp_path / "spade.sqlite")
+    reader = RunStore(tmp_path, read_only=True)  # status / report on an old run: no upgrade, no write
+    assert reader.meta("schema_version") == "1" and reader.last_iteration() == 0
+    reader.close()
+    writer = RunStore(tmp_path)
+    assert writer.meta("schema_version") == "2"
+    writer.commit_iteration(_write(1))
+    assert writer.last_iteration() == 1
+    rows = writer.conn.execute("SELECT memory_penalty FROM rewards ORDER BY rowid").fetchall()
+    assert rows == [(0.0,), (0.0,)]
+    writer.close()
+
+
+def test_a_run_from_an_unknown_schema_version_is_refused_in_one_line(tmp_path):
+    RunStore(tmp_path, create=True).close()
+    conn = sqlite3.connect(tmp_path / "spade.sqlite")
+    conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="schema version 99"):
+        RunStore(tmp_path)
+    with pytest.raises(StoreError, match="schema version 99"):
+        RunStore(tmp_path, read_only=True)
