@@ -65,9 +65,17 @@ class SandboxPool:
         self._closed = False
         # Workers are spawned from this one long-lived thread (see Worker), then awaited anywhere.
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="spade-sandbox-spawn")
-        workers = [self._spawner.submit(self._spawn, slot).result() for slot in range(n)]
-        for worker in workers:
-            worker.wait_ready()
+        workers: list[Worker] = []
+        try:
+            for slot in range(n):
+                workers.append(self._spawner.submit(self._spawn, slot).result())
+            for worker in workers:
+                worker.wait_ready()
+        except BaseException:  # a worker that failed to start, or Ctrl-C meanwhile: none of them outlives this
+            for worker in workers:
+                worker.close()
+            self._spawner.shutdown(wait=True)
+            raise
         for slot, worker in enumerate(workers):
             self._all[slot] = worker
             self._free.put((slot, worker))
