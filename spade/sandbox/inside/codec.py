@@ -70,8 +70,13 @@ def plain_dumps(obj: Any) -> str:
 
 def plain_loads(text: str) -> Any:
     """Parse compact JSON text (no surrounding whitespace) as json.loads would; ValueError when malformed."""
+    return _whole(_scan, text)
+
+
+def _whole(scan: Any, text: str) -> Any:
+    """One JSON value spanning all of `text`, read with `scan`; ValueError when malformed."""
     try:
-        value, end = _scan(text, 0)
+        value, end = scan(text, 0)
     except StopIteration as exc:
         raise ValueError(f"expecting a JSON value at char {exc.value}") from None
     if end != _len(text):
@@ -162,14 +167,7 @@ def _bounded_loads(text: str) -> Any:
     # The C scanner's fast int path is bounded by the interpreter's own int/str limit (4300 digits by default);
     # only where that limit was raised or lifted does each int go through a call that checks its length.
     limit = _get_int_digits()
-    scan = _scan if 0 < limit <= MAX_INT_DIGITS else _bounded_scan
-    try:
-        value, end = scan(text, 0)
-    except StopIteration as exc:
-        raise ValueError(f"expecting a JSON value at char {exc.value}") from None
-    if end != _len(text):
-        raise ValueError(f"extra data at char {end}")
-    return value
+    return _whole(_scan if 0 < limit <= MAX_INT_DIGITS else _bounded_scan, text)
 
 
 def _value(node: Any, depth: int, budget: list[int]) -> Any:
