@@ -2,9 +2,9 @@
 
 Layers (each tested in tests/sandbox): a warm fork server inside bubblewrap (new network, PID, IPC, UTS and mount
 namespaces; a read-only root holding only /usr, /lib, /etc, the Python prefix and the sandbox's own code; a private
-/tmp of capped size and inodes). A template, forked before any job, forks every candidate's child (through a
-short-lived intermediate) ahead of its job; the watcher, their subreaper, reads the jobs, feeds, watches and reaps
-the children and never forks, so no child is a copy of a process that held job data. The child gets rlimits (CPU,
+/tmp of capped size and inodes). A template, forked before any job, forks every candidate's child ahead of its job
+and reaps it (wait4) when asked; the watcher reads the jobs, feeds, watches and kills the children and never forks,
+so no child is a copy of a process that held job data. The child gets rlimits (CPU,
 address space, processes, file size, fds, no core), a fresh unprivileged uid per worker slot, no_new_privs, a seccomp
 filter (no sockets, fork, exec, ptrace, mounts, namespaces, uid changes, SysV IPC, mqueues, memfd, bpf, io_uring,
 signals to others) and an audit hook that reports interference. The watcher enforces per-test wall-clock deadlines (the

@@ -47,7 +47,7 @@ _CHILD_FATAL = (
 )
 _REQUIRED = ("clone", "clone3", "kill", "tgkill", "socket", "execve", "ptrace", "fork")
 CLONE_THREAD = 0x00010000
-PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+PR_SET_NO_NEW_PRIVS = 38
 SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4  # x86_64
 SYS_CAPGET, SYS_CAPSET, CAPABILITY_VERSION_3, CAP_SYS_ADMIN = 125, 126, 0x20080522, 21  # x86_64
 MS_NOSUID, MS_NODEV = 2, 4
@@ -85,11 +85,6 @@ class Guard:
         if self.libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) != 0:
             raise OSError(ctypes.get_errno(), f"mounting the private tmpfs on {path} failed")
         _drop_capability(self.libc, CAP_SYS_ADMIN)
-
-    def become_subreaper(self) -> None:
-        """Orphaned descendants are reparented to this process (the watcher), which can then reap them."""
-        if self._prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
 
     def confine_zygote(self) -> None:
         """Limits that are the same for every child, set once here (children inherit them through fork), and

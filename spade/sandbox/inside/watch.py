@@ -1,5 +1,5 @@
 """The watcher's side of one job: take children from the template, hand them the job, enforce per-test deadlines,
-reap them with wait4.
+have the template reap them (wait4).
 
 in: a job (code, entry, encoded inputs, per-test limits, total limit, memory, run_all), the template's children
 (see Children), maybe a spare child.
@@ -33,26 +33,20 @@ class HardeningFailed(RuntimeError):
     """The child could not lock itself down: an infrastructure failure, never the candidate's doing."""
 
 
-def fork_child(guard: Any, out: int) -> None:
+def fork_child(guard: Any) -> tuple[int, int, int, int]:
     """In the template: fork a child that hardens itself (process group, fds, uid, filter) and blocks reading its
-    job, through an intermediate process that exits at once, so the child is reparented to the watcher (a
-    subreaper), which reaps it with wait4. Writes to `out` the child's pid and the template's ends of its pipes
-    (job to write, results and output to read), which the template keeps until the watcher has opened them."""
+    job. Returns the child's pid and the template's ends of its pipes (job to write, results and output to read),
+    which the template keeps until the watcher has opened them; the template also reaps the child (wait4) when
+    the watcher asks, so the kernel-measured usage reaches the watcher without a job ever reaching the template."""
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
-    middle = os.fork()
-    if middle == 0:
-        try:
-            pid = os.fork()
-            if pid == 0:
-                _child(guard, (job_w, res_r, out_r), (job_r, res_w, out_w))
-            os.write(out, f"{pid} {job_w} {res_r} {out_r}".encode())
-        finally:
-            os._exit(0)
+    pid = os.fork()
+    if pid == 0:
+        _child(guard, (job_w, res_r, out_r), (job_r, res_w, out_w))
     for fd in (job_r, res_w, out_w):
         os.close(fd)
-    os.waitpid(middle, 0)
+    return pid, job_w, res_r, out_r
 
 
 def _child(guard: Any, parent_ends: tuple[int, int, int], own: tuple[int, int, int]) -> None:
@@ -108,13 +102,15 @@ class Child:
 
 class Children:
     """The watcher's side of the template, which forks every child (so no child is a copy of a process that held
-    job data); the watcher, their subreaper, reaps them (so wait4's kernel-measured usage is exact). Over two
-    pipes, in turn: the watcher asks for a child (one byte), the template announces it ("pid fd fd fd"), the
-    watcher opens those pipes through /proc and acknowledges (one byte; only then does the template close its
-    copies). Asking ahead lets the fork and the hardening overlap the host's turn."""
+    job data) and reaps it. Over two pipes, one request a byte: `n` asks for a child, which the template
+    announces ("pid fd fd fd"); the watcher opens those pipes through /proc and says `k` (only then does the
+    template close its copies); `r` and a pid asks the template to reap that (killed) child, which answers with
+    its wait status and kernel-measured usage. Asking ahead lets the fork and the hardening overlap the host's
+    turn; an announcement that arrives while a reap is awaited is kept for the next take."""
 
     def __init__(self, from_template: int, to_template: int, template: int) -> None:
         self.inbox, self.outbox, self.template, self.asked = from_template, to_template, template, False
+        self._announced: bytes | None = None
 
     def ask(self) -> None:
         if not self.asked:
@@ -124,7 +120,8 @@ class Children:
     def take(self) -> Child:
         self.ask()
         self.asked = False
-        fields = os.read(self.inbox, 256).split()  # one short write: it arrives whole
+        announcement, self._announced = self._announced or os.read(self.inbox, 256), None  # short: arrives whole
+        fields = announcement.split()
         if len(fields) != 4:
             raise RuntimeError(f"the template sent {fields!r} where a child was due")
         pid, fds = int(fields[0]), [int(x) for x in fields[1:]]
@@ -140,16 +137,21 @@ class Children:
         os.write(self.outbox, b"k")
         return Child(pid, job_w, res_r, out_r)
 
-    @staticmethod
-    def finish(child: Child) -> tuple[int, float, int]:
-        """Kill the child's process group and reap it: its wait status, CPU seconds and peak RSS (KiB)."""
+    def finish(self, child: Child) -> tuple[int, float, int]:
+        """Kill the child's process group and have the template reap it: its wait status, CPU seconds and peak
+        RSS (KiB)."""
         for target in (-child.pid, child.pid):
             try:
                 os.kill(target, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, status, usage = os.wait4(child.pid, 0)
-        return status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        if self.asked and self._announced is None:
+            self._announced = os.read(self.inbox, 256)  # the child asked for ahead comes first on the pipe
+        os.write(self.outbox, b"r" + child.pid.to_bytes(4, "big"))
+        fields = os.read(self.inbox, 256).split()
+        if len(fields) != 3:
+            raise RuntimeError(f"the template sent {fields!r} where a reaped child's usage was due")
+        return int(fields[0]), float(fields[1]), int(fields[2])
 
 
 def _read_job(fd: int) -> dict[str, Any] | None:

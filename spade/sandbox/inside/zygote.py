@@ -3,8 +3,8 @@
 in: argv[1] = JSON settings (slot uid, layers, tmp dir); then length-prefixed JSON jobs on stdin.
 out: one length-prefixed JSON result per job on stdout (see watch.JobRun.execute), written by the watcher.
 The template forks the watcher once, closes the control pipes and from then on only forks hardened children ahead
-of their jobs and reaps them (wait4), so no child is a copy of a process that ever held a job's code, inputs or
-values. The watcher reads each job, hands it to a child, enforces deadlines, kills what the slot uid left, empties
+of their jobs and reaps them (wait4) when the watcher asks, so no child is a copy of a process that ever held a
+job's code, inputs or values. The watcher reads each job, hands it to a child, enforces deadlines, kills what the slot uid left, empties
 the private /tmp and replies; it holds job data, so it never forks. Runs inside bubblewrap (or bare under isolation
 'none'); imports only a small part of the standard library (every module it holds is memory each fork shares
 copy-on-write), and pyseccomp only in a throwaway child.
@@ -48,7 +48,6 @@ def main() -> None:
     # SIGPIPE stays ignored (Python's default): a child that died before taking its job must not kill us.
     gc.freeze()  # the template's objects stay out of children's collections: fewer copy-on-write faults per fork
     _send(cout, {"ready": True, "pid": os.getpid()})
-    guard.become_subreaper()  # the children the template forks through an intermediate become ours to reap
     from_template, to_watcher = os.pipe()
     from_watcher, to_template = os.pipe()
     template = os.fork()
@@ -72,25 +71,38 @@ def main() -> None:
 
 
 def _fork_children(guard: Guard, to_watcher: int, from_watcher: int) -> None:
-    """The template's whole work: on each request, fork a hardened child, announce it, and once the watcher has
-    opened its pipes close the template's copies. Returns when the watcher is gone."""
-    while os.read(from_watcher, 1) == b"n":
-        pid_r, pid_w = os.pipe()
-        watch.fork_child(guard, pid_w)
-        os.close(pid_w)
-        announcement = os.read(pid_r, 256)
-        os.close(pid_r)
-        if not announcement:  # the fork failed: end the worker rather than leave the watcher waiting
+    """The template's whole work, one request a byte from the watcher (see watch.Children): `n` forks a hardened
+    child and announces it, `k` closes the template's copies of its pipes (the watcher has its own now), `r` and a
+    pid reaps that child and answers with its wait status, CPU seconds and peak RSS. Returns when the watcher is
+    gone."""
+    try:
+        _serve_requests(guard, to_watcher, from_watcher)
+    except BrokenPipeError:  # the watcher is gone
+        pass
+
+
+def _serve_requests(guard: Guard, to_watcher: int, from_watcher: int) -> None:
+    held: list[int] = []
+    while request := os.read(from_watcher, 1):
+        if request == b"n":
+            pid, *held = watch.fork_child(guard)
+            _write_all(to_watcher, f"{pid} {held[0]} {held[1]} {held[2]}".encode())
+        elif request == b"k":
+            for fd in held:
+                os.close(fd)
+            held = []
+        elif request == b"r":
+            pid = int.from_bytes(_read_exact(from_watcher, 4) or b"", "big")
+            _, status, usage = os.wait4(pid, 0)
+            _write_all(to_watcher, f"{status} {usage.ru_utime + usage.ru_stime!r} {usage.ru_maxrss}".encode())
+        else:
             return
-        try:
-            os.write(to_watcher, announcement)
-            acked = os.read(from_watcher, 1) == b"k"
-        except BrokenPipeError:
-            acked = False
-        for fd in announcement.split()[1:]:  # the watcher has its own now (or is gone)
-            os.close(int(fd))
-        if not acked:
-            return
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _serve(cin: int, cout: int, children: watch.Children, settings: dict) -> None:
@@ -126,10 +138,8 @@ def _cleanup(settings: dict, spare: int | None) -> bool:
 
 def _send(fd: int, message: dict) -> None:
     data = codec.plain_dumps(message).encode()
-    view = memoryview(len(data).to_bytes(4, "big") + data)
     try:
-        while view:
-            view = view[os.write(fd, view):]
+        _write_all(fd, len(data).to_bytes(4, "big") + data)
     except BrokenPipeError:  # the host went away: leave quietly
         os._exit(0)
 
