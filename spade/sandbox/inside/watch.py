@@ -78,12 +78,13 @@ class Child:
         self.pid, self.job_w, self.res_r, self.out_r = pid, job_w, res_r, out_r
 
     def give(self, job: dict[str, Any], limits: list[float], start: int) -> None:
-        """Hand over the job (tests start.. onwards); the child starts on end of file."""
+        """Hand over the job (tests start.. onwards), length-prefixed; the child starts once it has it all."""
         if self.job_w is None:  # it died before the watcher could open its pipe: the watch sees it gone
             return
         task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
                 "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
-        view = memoryview(codec.plain_dumps(task).encode())
+        data = codec.plain_dumps(task).encode()
+        view = memoryview(len(data).to_bytes(4, "big") + data)
         try:
             while view:
                 view = view[os.write(self.job_w, view):]
@@ -102,15 +103,16 @@ class Child:
 
 class Children:
     """The watcher's side of the template, which forks every child (so no child is a copy of a process that held
-    job data) and reaps it. Over two pipes, one request a byte: `n` asks for a child, which the template
-    announces ("pid fd fd fd"); the watcher opens those pipes through /proc and says `k` (only then does the
-    template close its copies); `r` and a pid asks the template to reap that (killed) child, which answers with
-    its wait status and kernel-measured usage. Asking ahead lets the fork and the hardening overlap the host's
-    turn; an announcement that arrives while a reap is awaited is kept for the next take."""
+    job data) and reaps it. Over two pipes, one request a byte: `n` asks for a child, which the template announces
+    ("pid fd fd fd") and the watcher opens through /proc; `r` and a pid asks the template to reap that (killed)
+    child, which answers with its wait status and kernel-measured usage. The template closes its copies of a
+    child's pipes when the next request comes, by which time the watcher has opened its own: a child announced
+    while a reap was due is opened before the reap is asked for. Asking ahead lets the fork and the hardening
+    overlap the host's turn."""
 
     def __init__(self, from_template: int, to_template: int, template: int) -> None:
         self.inbox, self.outbox, self.template, self.asked = from_template, to_template, template, False
-        self._announced: bytes | None = None
+        self._ready: Child | None = None
 
     def ask(self) -> None:
         if not self.asked:
@@ -120,8 +122,11 @@ class Children:
     def take(self) -> Child:
         self.ask()
         self.asked = False
-        announcement, self._announced = self._announced or os.read(self.inbox, 256), None  # short: arrives whole
-        fields = announcement.split()
+        child, self._ready = self._ready or self._open(), None
+        return child
+
+    def _open(self) -> Child:
+        fields = os.read(self.inbox, 256).split()  # one short write: it arrives whole
         if len(fields) != 4:
             raise RuntimeError(f"the template sent {fields!r} where a child was due")
         pid, fds = int(fields[0]), [int(x) for x in fields[1:]]
@@ -134,7 +139,6 @@ class Children:
         res_r, out_r = (os.open(f"/proc/{self.template}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
                         for fd in fds[1:])
         os.set_blocking(res_r, True)
-        os.write(self.outbox, b"k")
         return Child(pid, job_w, res_r, out_r)
 
     def finish(self, child: Child) -> tuple[int, float, int]:
@@ -145,8 +149,8 @@ class Children:
                 os.kill(target, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        if self.asked and self._announced is None:
-            self._announced = os.read(self.inbox, 256)  # the child asked for ahead comes first on the pipe
+        if self.asked and self._ready is None:
+            self._ready = self._open()  # the child asked for ahead comes first on the pipe
         os.write(self.outbox, b"r" + child.pid.to_bytes(4, "big"))
         fields = os.read(self.inbox, 256).split()
         if len(fields) != 3:
@@ -155,11 +159,24 @@ class Children:
 
 
 def _read_job(fd: int) -> dict[str, Any] | None:
-    parts = []
-    while chunk := os.read(fd, 1 << 20):
-        parts.append(chunk)
+    """The job, length-prefixed (the template may still hold a copy of the pipe's write end, so no end of file
+    marks it); None when the pipe closes first."""
+    head = read_exact(fd, 4)
+    body = None if head is None else read_exact(fd, int.from_bytes(head, "big"))
     os.close(fd)
-    return codec.plain_loads(b"".join(parts).decode()) if parts else None
+    return None if body is None else codec.plain_loads(body.decode())
+
+
+def read_exact(fd: int, n: int) -> bytes | None:
+    """Exactly n bytes from fd, or None when it closes first."""
+    parts, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
 
 
 class JobRun:

@@ -72,9 +72,9 @@ def main() -> None:
 
 def _fork_children(guard: Guard, to_watcher: int, from_watcher: int) -> None:
     """The template's whole work, one request a byte from the watcher (see watch.Children): `n` forks a hardened
-    child and announces it, `k` closes the template's copies of its pipes (the watcher has its own now), `r` and a
-    pid reaps that child and answers with its wait status, CPU seconds and peak RSS. Returns when the watcher is
-    gone."""
+    child and announces it, `r` and a pid reaps that child and answers with its wait status, CPU seconds and peak
+    RSS. The template's copies of the last child's pipes are closed at the next request (the watcher has its own
+    by then). Returns when the watcher is gone."""
     try:
         _serve_requests(guard, to_watcher, from_watcher)
     except BrokenPipeError:  # the watcher is gone
@@ -84,15 +84,14 @@ def _fork_children(guard: Guard, to_watcher: int, from_watcher: int) -> None:
 def _serve_requests(guard: Guard, to_watcher: int, from_watcher: int) -> None:
     held: list[int] = []
     while request := os.read(from_watcher, 1):
+        for fd in held:
+            os.close(fd)
+        held = []
         if request == b"n":
             pid, *held = watch.fork_child(guard)
             _write_all(to_watcher, f"{pid} {held[0]} {held[1]} {held[2]}".encode())
-        elif request == b"k":
-            for fd in held:
-                os.close(fd)
-            held = []
         elif request == b"r":
-            pid = int.from_bytes(_read_exact(from_watcher, 4) or b"", "big")
+            pid = int.from_bytes(watch.read_exact(from_watcher, 4) or b"", "big")
             _, status, usage = os.wait4(pid, 0)
             _write_all(to_watcher, f"{status} {usage.ru_utime + usage.ru_stime!r} {usage.ru_maxrss}".encode())
         else:
@@ -145,22 +144,11 @@ def _send(fd: int, message: dict) -> None:
 
 
 def _receive(fd: int) -> dict | None:
-    head = _read_exact(fd, 4)
+    head = watch.read_exact(fd, 4)
     if head is None:
         return None
-    body = _read_exact(fd, int.from_bytes(head, "big"))
+    body = watch.read_exact(fd, int.from_bytes(head, "big"))
     return None if body is None else codec.plain_loads(body.decode())
-
-
-def _read_exact(fd: int, n: int) -> bytes | None:
-    parts, left = [], n
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        parts.append(chunk)
-        left -= len(chunk)
-    return b"".join(parts)
 
 
 if __name__ == "__main__":
