@@ -29,7 +29,8 @@ class RunSummary:
     difficulty_history: dict[str, list[float]]
     updates: int
     rollbacks: int
-    last_eval: dict | None
+    last_evals: list[dict]
+    """The latest evaluation of each suite (the reported split and the gate's dev split are separate suites)."""
     curve: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, pass rate, mean reward)
     calibration: list[dict] = field(default_factory=list)  # per family / proposer: claimed vs measured difficulty
     heartbeat: dict | None = field(default=None)
@@ -40,7 +41,8 @@ def summarise(store: RunStore) -> RunSummary:
     last = store.last_iteration()
     state = store.state_after(last) if last >= 0 else {}
     families = state.get("controller", {}).get("families", {})
-    evals = store.query("SELECT json FROM evals ORDER BY iteration DESC LIMIT 1")
+    evals = store.query("SELECT e.json FROM evals e WHERE e.iteration = (SELECT MAX(iteration) FROM evals f"
+                        " WHERE f.suite = e.suite) ORDER BY e.suite")
     hb_path = store.run_dir / HEARTBEAT_NAME
     return RunSummary(
         iterations=last + 1,
@@ -56,7 +58,7 @@ def summarise(store: RunStore) -> RunSummary:
         difficulty_history={f: s["history"] for f, s in sorted(families.items())},
         updates=one("SELECT COUNT(*) FROM updates"),
         rollbacks=one("SELECT COUNT(*) FROM metrics WHERE name = 'rollback'"),
-        last_eval=json.loads(evals[0][0]) if evals else None,
+        last_evals=[json.loads(row[0]) for row in evals],
         curve=[tuple(r) for r in store.query(
             "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
             " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")],
@@ -97,8 +99,8 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
     t.add_row("suspected hard-coding", str(s.hardcoding_suspected))
     t.add_row("policy updates", str(s.updates))
     t.add_row("rollbacks", str(s.rollbacks))
-    if s.last_eval:
-        t.add_row(f"last eval ({s.last_eval['suite']})", _fmt_passk(s.last_eval.get("pass_at_k", {})))
+    for ev in s.last_evals:
+        t.add_row(f"last eval ({ev['suite']})", _fmt_passk(ev.get("pass_at_k", {})))
     if s.curve:
         t.add_row("pass rate by iteration", " ".join(f"{p:.2f}" for _, p, _ in s.curve))
         t.add_row("reward by iteration", " ".join(f"{r:.2f}" for _, _, r in s.curve))
