@@ -79,13 +79,23 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
+def _default_signals() -> None:
+    """As a terminal would start the command: an ignored or blocked SIGINT in the test process (some library
+    earlier in the session leaves it so) would be inherited, and a Python started with SIGINT ignored keeps
+    ignoring it."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 @pytest.mark.parametrize("sig, code, name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")])
 def test_a_signal_during_exec_stops_it_with_one_line_and_no_stray_processes(tmp_path, task_file, sig, code, name):
     config = tmp_path / "slow.yaml"
     config.write_text("executor: {timeout: 60, time_floor_s: 60}\n")
     looping = _solution(tmp_path, "while True: pass")
     proc = subprocess.Popen([sys.executable, "-m", "spade", "exec", str(task_file), str(looping), "--config",
-                             str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(_descendants(proc.pid)) < 3:  # zygote, its watcher, the candidate
         time.sleep(0.1)

@@ -114,9 +114,10 @@ def evolution(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
                   else f"update_method {t.update_method}: no policy updates to checkpoint",
                   "training.keep_checkpoints"),
         CheckItem("evolution control", "rollback", not trains or v.every >= 1,
-                  f"evaluate every {v.every} updates, roll back on a fall of > {v.rollback_margin}" if v.every
+                  (f"evaluate every {v.every} updates on {v.gate_suite}, roll back on a fall of > {v.rollback_margin} "
+                   f"that a sign test puts beyond noise (p <= {v.rollback_alpha})") if v.every
                   else "eval.every = 0: no evaluations, so nothing can trigger a rollback",
-                  "eval.every, eval.rollback_margin"),
+                  "eval.every, eval.gate_suite, eval.rollback_margin, eval.rollback_alpha"),
     ]
 
 
