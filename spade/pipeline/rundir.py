@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def create_run(run_dir: Path, cfg: SpadeConfig, min_free_bytes: int = MIN_FREE_B
         _remove_db(run_dir / _TMP_DB)
         _remove_db(run_dir / DB_NAME)
         if made:  # the directory is ours: leave nothing; else keep what the user had in it
-            _remove_tree(made[0])
+            shutil.rmtree(made[0], ignore_errors=True)
         else:
             (run_dir / CONFIG_NAME).unlink(missing_ok=True)
         if isinstance(exc, (OSError, StoreError)):
@@ -105,16 +106,6 @@ def _remove_db(path: Path) -> None:
             path.with_name(path.name + suffix).unlink(missing_ok=True)
         except OSError:
             pass
-
-
-def _remove_tree(top: Path) -> None:
-    """Remove what create_run made under `top` (its files, then its directories, deepest first)."""
-    for root, dirs, files in os.walk(top, topdown=False):
-        for name in files:
-            Path(root, name).unlink(missing_ok=True)
-        for name in dirs:
-            Path(root, name).rmdir()
-    top.rmdir()
 
 
 def open_run(run_dir: Path) -> tuple[RunStore, SpadeConfig]:
