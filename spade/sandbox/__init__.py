@@ -60,8 +60,10 @@ from spade.sandbox.grade import grade
 from spade.sandbox.isolation import IsolationReport, check_isolation
 from spade.sandbox.job import Job, OutcomeKind, RawOutcome, RawRun, to_json_value
 from spade.sandbox.pool import SandboxPool, UnsafeSandboxWarning, time_limits_for
+from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
 __all__ = [
-    "IsolationReport", "Job", "OutcomeKind", "RawOutcome", "RawRun", "SandboxPool", "UnsafeSandboxWarning",
-    "check_isolation", "grade", "time_limits_for", "to_json_value", "values_equal",
+    "IsolationReport", "Job", "OutcomeKind", "ProgramJob", "ProgramRun", "ProgramVerdict", "RawOutcome", "RawRun",
+    "SandboxPool", "UnsafeSandboxWarning", "check_isolation", "grade", "time_limits_for", "to_json_value",
+    "values_equal",
 ]

@@ -27,6 +27,7 @@ from spade.sandbox.grade import grade
 from spade.sandbox.inside import codec
 from spade.sandbox.job import Job, OutcomeKind, RawOutcome, RawRun
 from spade.sandbox.layers import plan_for
+from spade.sandbox.program import ProgramJob, ProgramRun, parse_program_reply, program_internal_error
 from spade.sandbox.worker import Worker, WorkerDied
 
 log = logging.getLogger("spade.sandbox")
@@ -141,6 +142,39 @@ class SandboxPool:
             elif reply.get("recycle") is True:  # e.g. its /tmp could not be emptied
                 worker = self._replace(slot, worker, "it asked to be recycled")
             return raw
+        finally:
+            self._free.put((slot, worker))
+
+    # -- running whole programs -------------------------------------------------------------------------------
+    def submit_program(self, job: ProgramJob) -> Future[ProgramRun]:
+        if self._closed:
+            raise SandboxError("this SandboxPool is closed; create a new one")
+        return self._executor.submit(self.run_program, job)
+
+    async def arun_program(self, job: ProgramJob) -> ProgramRun:
+        return await asyncio.wrap_future(self.submit_program(job))
+
+    def run_program(self, job: ProgramJob) -> ProgramRun:
+        """Run a whole program on a free worker, with the same isolation, replacement and verdict rules as run()."""
+        request = job.request(self._tmpfs)
+        slot, worker = self._free.get()
+        try:
+            if _gone(worker):
+                worker = self._replace(slot, worker, "it died while idle")
+            try:
+                reply = worker.call(request, job.time_limit_s)
+            except (WorkerDied, ValueError, TypeError, RecursionError) as exc:
+                worker = self._replace(slot, worker, str(exc)[:300])
+                return program_internal_error(f"the sandbox worker died or stalled: {exc}")
+            try:
+                result = parse_program_reply(reply)
+            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+                why = f"{type(exc).__name__}: {str(exc)[:200]}"
+                worker = self._replace(slot, worker, f"its reply was malformed ({why})")
+                return program_internal_error(f"the sandbox worker sent a malformed reply ({why})")
+            if reply.get("recycle") is True:
+                worker = self._replace(slot, worker, "it asked to be recycled")
+            return result
         finally:
             self._free.put((slot, worker))
 

@@ -69,8 +69,12 @@ class Worker:
             "limits": list(job.time_limits), "total": job.total_timeout, "mem": job.memory_bytes,
             "out_cap": job.max_output_bytes, "run_all": job.run_all_tests_after_timeout,
         }
+        return self.call(request, job.total_timeout)
+
+    def call(self, request: dict[str, Any], limit_s: float) -> dict[str, Any]:
+        """Send one job's control message and wait for its reply, `limit_s` plus slack at most."""
         self._send(request)
-        reply = self._receive(time.monotonic() + job.total_timeout + SLACK_S)
+        reply = self._receive(time.monotonic() + limit_s + SLACK_S)
         if "fatal" in reply:
             raise WorkerDied(reply["fatal"])
         return reply

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 import codec
+import program
 import runner
 
 MAX_FRAME = 4_100_000
@@ -33,33 +34,41 @@ class HardeningFailed(RuntimeError):
     """The child could not lock itself down: an infrastructure failure, never the candidate's doing."""
 
 
-def fork_child(guard: Any) -> tuple[int, int, int, int]:
+def fork_child(guard: Any) -> tuple[int, int, int, int, int]:
     """In the template: fork a child that hardens itself (process group, fds, uid, filter) and blocks reading its
-    job. Returns the child's pid and the template's ends of its pipes (job to write, results and output to read),
-    which the template keeps until the watcher has opened them; the template also reaps the child (wait4) when
-    the watcher asks, so the kernel-measured usage reaches the watcher without a job ever reaching the template."""
+    job. Returns the child's pid and the template's ends of its pipes (job to write; results, output and error
+    output to read), which the template keeps until the watcher has opened them; the template also reaps the
+    child (wait4) when the watcher asks, so the kernel-measured usage reaches the watcher without a job ever
+    reaching the template. The error pipe carries a whole program's stderr (program jobs); a function job's
+    child closes it and sends stderr with stdout."""
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        _child(guard, (job_w, res_r, out_r), (job_r, res_w, out_w))
-    for fd in (job_r, res_w, out_w):
+        _child(guard, (job_w, res_r, out_r, err_r), (job_r, res_w, out_w, err_w))
+    for fd in (job_r, res_w, out_w, err_w):
         os.close(fd)
-    return pid, job_w, res_r, out_r
+    return pid, job_w, res_r, out_r, err_r
 
 
-def _child(guard: Any, parent_ends: tuple[int, int, int], own: tuple[int, int, int]) -> None:
+def _child(guard: Any, parent_ends: tuple[int, ...], own: tuple[int, int, int, int]) -> None:
     code = 70  # hardening failed: die before any candidate code runs
     try:
         for fd in parent_ends:
             os.close(fd)
-        job_r, res_w, out_w = own
+        job_r, res_w, out_w, err_w = own
         guard.harden(own)
         task = _read_job(job_r)
         if task is None:  # the watcher went away, or dropped this child unused
             code = 0
+        elif task.get("program"):  # a whole program: job_r stays open as its stdin
+            guard.limit(int(task["mem"]), float(task["cpu"]))
+            program.run(task, job_r, res_w, out_w, err_w)
         else:
+            os.close(job_r)
+            os.close(err_w)
             inputs = [codec.decode(text) for text in task["inputs"]]
             guard.limit(int(task["mem"]), float(task["cpu"]))
             runner.run(task["code"], task["entry"], inputs, int(task["start"]), res_w, out_w)
@@ -74,8 +83,8 @@ def _child(guard: Any, parent_ends: tuple[int, int, int], own: tuple[int, int, i
 class Child:
     """A hardened child the template forked ahead, blocked reading its job; the watcher holds its pipes."""
 
-    def __init__(self, pid: int, job_w: int | None, res_r: int, out_r: int) -> None:
-        self.pid, self.job_w, self.res_r, self.out_r = pid, job_w, res_r, out_r
+    def __init__(self, pid: int, job_w: int | None, res_r: int, out_r: int, err_r: int) -> None:
+        self.pid, self.job_w, self.res_r, self.out_r, self.err_r = pid, job_w, res_r, out_r, err_r
 
     def give(self, job: dict[str, Any], limits: list[float], start: int) -> None:
         """Hand over the job (tests start.. onwards), length-prefixed; the child starts once it has it all."""
@@ -83,6 +92,14 @@ class Child:
             return
         task = {"code": job["code"], "entry": job["entry"], "inputs": job["inputs"], "start": start,
                 "mem": job["mem"], "cpu": sum(limits[start:]) + max(limits)}
+        try:
+            self.send(task)
+        finally:
+            os.close(self.job_w)
+            self.job_w = None
+
+    def send(self, task: dict[str, Any]) -> None:
+        """Write the task length-prefixed on the job pipe (left open: a program reads its stdin after it)."""
         data = codec.plain_dumps(task).encode()
         view = memoryview(len(data).to_bytes(4, "big") + data)
         try:
@@ -90,12 +107,9 @@ class Child:
                 view = view[os.write(self.job_w, view):]
         except BrokenPipeError:  # it died waiting: the watch sees it end before confirming its hardening
             pass
-        finally:
-            os.close(self.job_w)
-            self.job_w = None
 
     def close(self) -> None:
-        for fd in (self.job_w, self.res_r, self.out_r):
+        for fd in (self.job_w, self.res_r, self.out_r, self.err_r):
             if fd is not None:
                 os.close(fd)
         self.job_w = None
@@ -127,7 +141,7 @@ class Children:
 
     def _open(self) -> Child:
         fields = os.read(self.inbox, 256).split()  # one short write: it arrives whole
-        if len(fields) != 4:
+        if len(fields) != 5:
             raise RuntimeError(f"the template sent {fields!r} where a child was due")
         pid, fds = int(fields[0]), [int(x) for x in fields[1:]]
         try:
@@ -136,10 +150,10 @@ class Children:
             os.set_blocking(job_w, True)
         except OSError:  # ENXIO: no reader left, the child already died
             job_w = None
-        res_r, out_r = (os.open(f"/proc/{self.template}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-                        for fd in fds[1:])
+        res_r, out_r, err_r = (os.open(f"/proc/{self.template}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+                               for fd in fds[1:])
         os.set_blocking(res_r, True)
-        return Child(pid, job_w, res_r, out_r)
+        return Child(pid, job_w, res_r, out_r, err_r)
 
     def finish(self, child: Child) -> tuple[int, float, int]:
         """Kill the child's process group and have the template reap it: its wait status, CPU seconds and peak
@@ -160,10 +174,9 @@ class Children:
 
 def _read_job(fd: int) -> dict[str, Any] | None:
     """The job, length-prefixed (the template may still hold a copy of the pipe's write end, so no end of file
-    marks it); None when the pipe closes first."""
+    marks it); None when the pipe closes first. Reads exactly the job: what follows is a program's stdin."""
     head = read_exact(fd, 4)
     body = None if head is None else read_exact(fd, int.from_bytes(head, "big"))
-    os.close(fd)
     return None if body is None else codec.plain_loads(body.decode())
 
 

@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE]
 
 import codec  # noqa: E402  (path set just above; this file runs as a script)
+import program_watch  # noqa: E402
 import reset  # noqa: E402
 import watch  # noqa: E402
 
@@ -89,7 +90,7 @@ def _serve_requests(guard: Guard, to_watcher: int, from_watcher: int) -> None:
         held = []
         if request == b"n":
             pid, *held = watch.fork_child(guard)
-            _write_all(to_watcher, f"{pid} {held[0]} {held[1]} {held[2]}".encode())
+            _write_all(to_watcher, " ".join(map(str, (pid, *held))).encode())
         elif request == b"r":
             pid = int.from_bytes(watch.read_exact(from_watcher, 4) or b"", "big")
             _, status, usage = os.wait4(pid, 0)
@@ -109,7 +110,10 @@ def _serve(cin: int, cout: int, children: watch.Children, settings: dict) -> Non
     children.ask()
     spare = None  # taken once a job is there: the template forks and the child hardens while the host is busy
     while (job := _receive(cin)) is not None:
-        run = watch.JobRun(job, children, spare)
+        if job.get("program"):
+            run = program_watch.ProgramRun(job, children, spare, settings["tmp"])
+        else:
+            run = watch.JobRun(job, children, spare)
         try:
             result = run.execute()
         except watch.HardeningFailed as exc:
