@@ -104,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--out", required=True)
     va.add_argument("--config")
 
+    sv = sub.add_parser("serve", help="serve the sandbox and grading over HTTP (SandboxFusion-compatible /run_code)")
+    sv.add_argument("--host", help="address to bind (overrides serve.host; default 127.0.0.1)")
+    sv.add_argument("--port", type=int, help="port (overrides serve.port; default 8080, 0 picks a free one)")
+    sv.add_argument("--config", help="YAML config (its serve and executor sections)")
+
     ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
     ck.add_argument("--config")
     for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
@@ -184,6 +189,7 @@ def _kept(args: argparse.Namespace) -> str:
         "variants": f"nothing was written to {getattr(args, 'out', '')}",
         "export": "the export is incomplete; run it again",
         "report": "the report may be incomplete; run it again",
+        "serve": "in-flight requests were finished or refused and the sandbox pool closed",
     }
     return kept.get(args.command, "nothing was changed")
 
@@ -234,6 +240,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise ConfigError(f"--out {args.out}: its directory does not exist; create it or choose another path")
 
         return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
+    if args.command == "serve":
+        from spade.service.command import serve_command
+
+        if args.port is not None and not 0 <= args.port <= 65535:
+            raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
+        return serve_command(_config(args.config), args.host, args.port)
     if args.command == "check":
         from spade.check import check_command
 

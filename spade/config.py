@@ -286,6 +286,34 @@ class RunConfig(_Section):
     """Also log each iteration's metrics to MLflow (needs the mlflow package)."""
 
 
+class ServeConfig(_Section):
+    """`spade serve`: the sandbox and grading as an HTTP service (SandboxFusion-compatible /run_code)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    """0 picks a free port (printed at start)."""
+    auth: Literal["auto", "on", "off"] = "auto"
+    """Bearer-token auth. auto: on when binding beyond loopback, off on 127.0.0.1/::1/localhost."""
+    token_env: str = "SPADE_SERVE_TOKEN"
+    """The environment variable holding the bearer token (never written in a config file)."""
+    concurrency: int = Field(0, ge=0, le=4096)
+    """Jobs running at once; 0 means one per sandbox worker."""
+    queue_limit: int = Field(64, ge=0, le=100000)
+    """Requests waiting for a slot beyond `concurrency`; past it the service answers 429 with Retry-After."""
+    request_timeout_s: float = Field(60.0, gt=0, le=3600)
+    """The longest a request may wait for a slot; past it the service answers 504 (verl's client retries 504)."""
+    max_body_bytes: int = Field(8 << 20, ge=1024, le=1 << 30)
+    """The largest request body; larger ones get 413."""
+    max_run_timeout_s: float = Field(30.0, gt=0, le=600)
+    """The cap on a request's run_timeout (larger values are lowered to it)."""
+    max_memory_mb: int = Field(1024, ge=16, le=1 << 20)
+    """The cap on a request's memory_limit_MB; -1 or a larger value gets this cap (executor.memory_limit when lower)."""
+    max_output_bytes: int = Field(1 << 20, ge=0, le=1 << 30)
+    """stdout and stderr kept per program run (each); more is discarded and the run marked output_flood."""
+    shutdown_grace_s: float = Field(30.0, ge=0, le=3600)
+    """On SIGTERM/SIGINT: stop accepting, let in-flight requests finish for up to this long, then close."""
+
+
 class SpadeConfig(_Section):
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
@@ -295,6 +323,7 @@ class SpadeConfig(_Section):
     reward: RewardConfig = Field(default_factory=RewardConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @model_validator(mode="after")
     def _trainable(self) -> SpadeConfig:
