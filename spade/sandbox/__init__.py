@@ -12,6 +12,10 @@ first timeout ends the candidate unless executor.run_all_tests_after_timeout), r
 the kernel (wait4), caps stdout/stderr and never takes them as a verdict, and empties /tmp through fds within a
 bound (a worker it cannot empty is recycled). Return values cross a private pipe through a type-exact codec and are
 compared by the supervisor, so expected values never enter the candidate's process.
+Program jobs (program.py) run a whole program as `__main__` in the same workers, under the same layers and limits:
+its stdin streams in on the job pipe, its stdout and stderr come back capped on pipes of their own, its exit status
+from the kernel; what it prints is data for a judge outside the sandbox, never a verdict
+(tests/sandbox/test_program.py: the classes below, as programs).
 
 Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
 - forged verdicts: test_hostile.py::test_hostile_candidate_never_passes[sys_exit_zero, os_exit_zero_*,

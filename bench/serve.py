@@ -1,0 +1,182 @@
+"""Benchmark: program jobs through `spade serve` (HTTP, SandboxFusion's /run_code) vs the in-process pool, one run.
+
+Workload: --jobs small stdin->stdout programs (~80% correct, ~10% wrong output, ~10% raising), each with its own
+input so every answer can be matched to its request. Both sides get the same number of sandbox workers; the
+in-process side submits with one lane per worker, the service side is driven by --clients concurrent HTTP clients
+(keep-alive connections, as verl's reward workers do). Rounds alternate A/B; prints jobs/s per side per round,
+the service/in-process ratio per round and its median, client-side p50/p99 latency, and checks that every answer
+came back once, with its own output, and no status but 200. Then an overload burst (more clients than slots plus
+queue) counts 429s and checks that nothing else failed.
+Run: .venv/bin/python bench/serve.py [--jobs 300] [--rounds 3] [--workers 2] [--clients 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from spade.config import ExecutorConfig  # noqa: E402
+from spade.sandbox import ProgramJob, SandboxPool  # noqa: E402
+
+PROGRAMS = {
+    "correct": "import sys\na, b = map(int, sys.stdin.read().split())\nprint(a * b + 1)\n",
+    "wrong": "import sys\na, b = map(int, sys.stdin.read().split())\nprint(a + b)\n",
+    "raising": "import sys\na, b = map(int, sys.stdin.read().split())\nraise ValueError(a)\n",
+}
+
+
+def workload(n: int, seed: int = 0) -> list[tuple[str, str, str]]:
+    """(code, stdin, the stdout it must produce) per job."""
+    rng = random.Random(seed)
+    jobs = []
+    for i in range(n):
+        kind = rng.choices(list(PROGRAMS), weights=(8, 1, 1))[0]
+        a, b = i, rng.randint(1, 999)
+        out = {"correct": f"{a * b + 1}\n", "wrong": f"{a + b}\n", "raising": ""}[kind]
+        jobs.append((PROGRAMS[kind], f"{a} {b}\n", out))
+    return jobs
+
+
+def in_process(pool: SandboxPool, jobs: list[tuple[str, str, str]], lanes: int) -> tuple[float, int]:
+    started = time.perf_counter()
+    with ThreadPoolExecutor(lanes) as ex:
+        runs = list(ex.map(lambda j: pool.run_program(ProgramJob(j[0], j[1].encode(), time_limit_s=5.0)), jobs))
+    seconds = time.perf_counter() - started
+    bad = sum(run.stdout.decode() != out for run, (_, _, out) in zip(runs, jobs))
+    return len(jobs) / seconds, bad
+
+
+def through_service(host: str, port: int, jobs: list[tuple[str, str, str]], clients: int
+                    ) -> tuple[float, list[float], list[int], int]:
+    """jobs/s, latencies, HTTP statuses, and answers that were not the job's own output."""
+    latencies: list[float] = []
+    statuses: list[int] = []
+    bad = [0]
+    lock = threading.Lock()
+    queue = list(enumerate(jobs))
+
+    def client() -> None:
+        conn = http.client.HTTPConnection(host, port, timeout=60)
+        while True:
+            with lock:
+                if not queue:
+                    break
+                _, (code, stdin, out) = queue.pop()
+            body = json.dumps({"code": code, "stdin": stdin, "language": "python", "run_timeout": 5,
+                               "compile_timeout": 5, "memory_limit_MB": -1, "files": {}, "fetch_files": []})
+            t = time.perf_counter()
+            conn.request("POST", "/run_code", body=body, headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            raw = resp.read()
+            with lock:
+                latencies.append(time.perf_counter() - t)
+                statuses.append(resp.status)
+                if resp.status == 200 and json.loads(raw)["run_result"]["stdout"] != out:
+                    bad[0] += 1
+        conn.close()
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(jobs) / (time.perf_counter() - started), latencies, statuses, bad[0]
+
+
+def start_service(workers: int, queue_limit: int, concurrency: int = 0) -> tuple[subprocess.Popen, str, int]:
+    cfg = Path(tempfile.mkdtemp(prefix="spade-bench-serve-")) / "serve.yaml"
+    cfg.write_text(json.dumps({"executor": {"workers": workers},
+                               "serve": {"queue_limit": queue_limit, "concurrency": concurrency}}))
+    proc = subprocess.Popen([sys.executable, "-m", "spade", "serve", "--port", "0", "--config", str(cfg)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    line = proc.stdout.readline()
+    if "listening on" not in line:
+        raise SystemExit(f"spade serve did not start: {line!r}")
+    hostport = line.split("http://", 1)[1].split()[0]
+    host, port = hostport.rsplit(":", 1)
+    return proc, host, int(port)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--jobs", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=4)
+    args = parser.parse_args()
+    jobs = workload(args.jobs)
+    print(f"{args.jobs} program jobs, {args.workers} sandbox workers, {args.clients} HTTP clients, "
+          f"CPU: {_cpu()}", flush=True)
+    pool = SandboxPool(ExecutorConfig(workers=args.workers))
+    proc, host, port = start_service(args.workers, queue_limit=4 * args.clients)
+    ratios, all_latencies, all_statuses, lost = [], [], [], 0
+    try:
+        in_process(pool, jobs[:20], args.workers)  # warm both
+        through_service(host, port, jobs[:20], args.clients)
+        for r in range(args.rounds):
+            local, local_bad = in_process(pool, jobs, args.workers)
+            served, latencies, statuses, bad = through_service(host, port, jobs, args.clients)
+            all_latencies += latencies
+            all_statuses += statuses
+            lost += bad + local_bad + (len(jobs) - len(statuses))
+            ratios.append(served / local)
+            print(f"round {r + 1}: in-process {local:.1f} jobs/s, service {served:.1f} jobs/s, "
+                  f"ratio {served / local:.2f}", flush=True)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        pool.close()
+    print(f"service / in-process: median {statistics.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    print(f"service latency: p50 {pct(all_latencies, 0.5) * 1000:.1f} ms, p99 {pct(all_latencies, 0.99) * 1000:.1f} ms")
+    others = sorted(set(all_statuses) - {200})
+    print(f"answers: {len(all_statuses)} of {args.rounds * len(jobs)}, statuses other than 200: {others or 'none'}, "
+          f"lost or wrong: {lost}")
+    overload(args, jobs)
+
+
+def overload(args: argparse.Namespace, jobs: list[tuple[str, str, str]]) -> None:
+    """One slot, one queue place, 4x the clients: expect 429s and nothing else but 200s."""
+    proc, host, port = start_service(args.workers, queue_limit=1, concurrency=1)
+    try:
+        sleepy = [("import time, sys\ntime.sleep(0.05)\nprint(sys.stdin.read().strip())\n", f"{i}\n", f"{i}\n")
+                  for i in range(min(len(jobs), 120))]
+        _, latencies, statuses, bad = through_service(host, port, sleepy, 4 * args.clients)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+    counts = {s: statuses.count(s) for s in sorted(set(statuses))}
+    print(f"overload (1 slot, queue 1, {4 * args.clients} clients, {len(sleepy)} jobs): statuses {counts}, "
+          f"wrong answers among 200s: {bad}")
+
+
+def _cpu() -> str:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return f"{line.split(':', 1)[1].strip()} x{os.cpu_count()}"
+    return "unknown"
+
+
+if __name__ == "__main__":
+    main()
