@@ -2,12 +2,14 @@
 
 Workload: --jobs small stdin->stdout programs (~80% correct, ~10% wrong output, ~10% raising), each with its own
 input so every answer can be matched to its request. Both sides get the same number of sandbox workers; the
-in-process side submits with one lane per worker, the service side is driven by --clients concurrent HTTP clients
+in-process side submits every job at once (its threads leave no gap between jobs), the service side is driven by --clients concurrent HTTP clients
 (keep-alive connections, as verl's reward workers do). Rounds alternate A/B; prints jobs/s per side per round,
 the service/in-process ratio per round and its median, client-side p50/p99 latency, and checks that every answer
 came back once, with its own output, and no status but 200. Then an overload burst (more clients than slots plus
 queue) counts 429s and checks that nothing else failed.
-Run: .venv/bin/python bench/serve.py [--jobs 300] [--rounds 3] [--workers 2] [--clients 4]
+Last, the Ray-vs-local ratio: the same jobs on the local pool and on a Ray pool (executor.backend ray, a local
+Ray instance with one actor per worker), alternating rounds.
+Run: .venv/bin/python bench/serve.py [--jobs 300] [--rounds 3] [--workers 2] [--clients 4] [--no-ray]
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,10 +53,11 @@ def workload(n: int, seed: int = 0) -> list[tuple[str, str, str]]:
     return jobs
 
 
-def in_process(pool: SandboxPool, jobs: list[tuple[str, str, str]], lanes: int) -> tuple[float, int]:
+def in_process(pool: SandboxPool, jobs: list[tuple[str, str, str]]) -> tuple[float, int]:
+    """Every job submitted at once: the pool's own threads keep each worker busy with no gap between jobs."""
     started = time.perf_counter()
-    with ThreadPoolExecutor(lanes) as ex:
-        runs = list(ex.map(lambda j: pool.run_program(ProgramJob(j[0], j[1].encode(), time_limit_s=5.0)), jobs))
+    futures = [pool.submit_program(ProgramJob(code, stdin.encode(), time_limit_s=5.0)) for code, stdin, _ in jobs]
+    runs = [f.result() for f in futures]
     seconds = time.perf_counter() - started
     bad = sum(run.stdout.decode() != out for run, (_, _, out) in zip(runs, jobs))
     return len(jobs) / seconds, bad
@@ -125,6 +127,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--no-ray", dest="ray", action="store_false", help="skip the Ray-vs-local comparison")
     args = parser.parse_args()
     jobs = workload(args.jobs)
     print(f"{args.jobs} program jobs, {args.workers} sandbox workers, {args.clients} HTTP clients, "
@@ -133,10 +136,10 @@ def main() -> None:
     proc, host, port = start_service(args.workers, queue_limit=4 * args.clients)
     ratios, all_latencies, all_statuses, lost = [], [], [], 0
     try:
-        in_process(pool, jobs[:20], args.workers)  # warm both
+        in_process(pool, jobs[:20])  # warm both
         through_service(host, port, jobs[:20], args.clients)
         for r in range(args.rounds):
-            local, local_bad = in_process(pool, jobs, args.workers)
+            local, local_bad = in_process(pool, jobs)
             served, latencies, statuses, bad = through_service(host, port, jobs, args.clients)
             all_latencies += latencies
             all_statuses += statuses
@@ -154,6 +157,36 @@ def main() -> None:
     print(f"answers: {len(all_statuses)} of {args.rounds * len(jobs)}, statuses other than 200: {others or 'none'}, "
           f"lost or wrong: {lost}")
     overload(args, jobs)
+    if args.ray:
+        ray_vs_local(args, jobs)
+
+
+def ray_vs_local(args: argparse.Namespace, jobs: list[tuple[str, str, str]]) -> None:
+    """The same jobs on the local pool and on a Ray pool (a local Ray instance, one actor per worker)."""
+    from spade.sandbox.backend import open_pool
+
+    import ray
+
+    ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+    local = SandboxPool(ExecutorConfig(workers=args.workers))
+    remote = open_pool(ExecutorConfig(workers=args.workers, backend="ray"))
+    ratios, lost = [], 0
+    try:
+        in_process(local, jobs[:20])
+        in_process(remote, jobs[:20])
+        for r in range(args.rounds):
+            local_rate, local_bad = in_process(local, jobs)
+            ray_rate, ray_bad = in_process(remote, jobs)
+            lost += local_bad + ray_bad
+            ratios.append(ray_rate / local_rate)
+            print(f"round {r + 1}: local {local_rate:.1f} jobs/s, ray {ray_rate:.1f} jobs/s, "
+                  f"ratio {ray_rate / local_rate:.2f}", flush=True)
+    finally:
+        remote.close()
+        local.close()
+        ray.shutdown()
+    print(f"ray / local: median {statistics.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f}), "
+          f"wrong answers: {lost}")
 
 
 def overload(args: argparse.Namespace, jobs: list[tuple[str, str, str]]) -> None:

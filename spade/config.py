@@ -45,6 +45,14 @@ class ExecutorConfig(_Section):
     max_output_bytes: int = Field(65536, ge=0, le=1 << 30)
     """stdout+stderr kept per run; more is discarded and marked output_flood."""
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
+    backend: Literal["local", "ray"] = "local"
+    """local: the workers are child processes of this process. ray: each worker is a Ray actor owning one
+    fork-server worker, on any node of a Ray cluster (`pip install -e '.[ray]'`); same results and events."""
+    ray_address: str = ""
+    """backend ray: '' starts a Ray instance in this process (or joins RAY_ADDRESS if set), 'auto' joins the cluster
+    `ray start` made on this node, 'HOST:6379' or 'ray://HOST:10001' a remote one."""
+    ray_cpus_per_worker: float = Field(1.0, gt=0, le=64)
+    """CPUs Ray reserves for each sandbox actor (the scheduler places actors where CPUs are free)."""
     run_all_tests_after_timeout: bool = False
     """False: a candidate's first per-test timeout ends it, and its untried tests are recorded as not run (it
     scores 0 either way, §5.2), so a looping candidate costs one per-test limit. True: every test runs to its limit."""

@@ -29,8 +29,8 @@ PoolFactory = Callable[[Any], Any]
 
 
 def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | None = None) -> Guard:
-    """The ASGI application; `token` None means no auth. The pool is pool_factory(cfg.executor) (default: a
-    SandboxPool), started with the application."""
+    """The ASGI application; `token` None means no auth. The pool is pool_factory(cfg.executor) (default: the
+    executor.backend's pool, local or Ray), started with the application."""
     serve = cfg.serve
     workers = cfg.executor.worker_count
     concurrency = serve.concurrency or workers
@@ -42,9 +42,9 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if pool_factory is None:
-            from spade.sandbox import SandboxPool
+            from spade.sandbox.backend import open_pool
 
-            factory: PoolFactory = SandboxPool
+            factory: PoolFactory = open_pool
         else:
             factory = pool_factory
         app.state.pool = await asyncio.to_thread(factory, cfg.executor)
