@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -194,6 +196,44 @@ def test_the_reset_stops_at_its_budget_and_says_the_tree_is_not_empty(tmp_path):
     assert 0 < len(os.listdir(tmp_path)) <= 30
     assert not reset.empty(str(tmp_path), time.monotonic() - 1, 10_000)  # past its deadline: does nothing
     assert reset.empty(str(tmp_path), time.monotonic() + 10, 10_000) and os.listdir(tmp_path) == []
+
+
+def test_an_empty_tmpfs_directory_is_seen_in_one_stat_and_every_kind_of_entry_makes_it_not_empty():
+    # The watcher's one-stat check (a tmpfs directory's size counts its entries) stands in for a listing only
+    # where it is this exact; /dev/shm is a tmpfs like the sandbox's /tmp.
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    top = tempfile.mkdtemp(dir="/dev/shm")
+    try:
+        if not reset.tmpfs_sizes_count_entries(top):
+            pytest.skip("/dev/shm is not a tmpfs here")
+        assert reset.tmpfs_empty(top)
+        makers = {
+            "file": lambda p: open(p, "w").close(),
+            "dotfile": lambda p: open(os.path.join(os.path.dirname(p), ".hidden"), "w").close(),
+            "directory": os.mkdir,
+            "symlink": lambda p: os.symlink("/etc/passwd", p),
+            "fifo": os.mkfifo,
+            "hard link": lambda p: (open(p + "-a", "w").close(), os.link(p + "-a", p), os.unlink(p + "-a")),
+        }
+        for kind, make in makers.items():
+            make(os.path.join(top, "x"))
+            assert not reset.tmpfs_empty(top), kind
+            assert reset.empty(top, time.monotonic() + 10, 100) and reset.tmpfs_empty(top), kind
+        os.mkdir(os.path.join(top, "d"))
+        open(os.path.join(top, "d", "f"), "w").close()
+        os.rename(os.path.join(top, "d", "f"), os.path.join(top, "f"))  # moved out of a subdirectory
+        os.rmdir(os.path.join(top, "d"))
+        assert not reset.tmpfs_empty(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_the_one_stat_check_is_off_where_directory_sizes_do_not_count_entries(tmp_path):
+    if os.stat(tmp_path).st_size == 2 * reset.TMPFS_ENTRY_SIZE:
+        pytest.skip("tmp_path is on a tmpfs here")
+    assert not reset.tmpfs_sizes_count_entries(str(tmp_path))
+    assert os.listdir(tmp_path) == []  # the probe left nothing
 
 
 class _TightCleanup(Plan):

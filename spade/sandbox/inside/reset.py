@@ -12,6 +12,32 @@ import signal
 import time
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+TMPFS_ENTRY_SIZE = 20
+"""What each entry of a tmpfs directory, '.' and '..' included, adds to the directory's st_size (the kernel's
+BOGO_DIRENT_SIZE): an empty tmpfs directory has size 40, and every link, unlink, mknod and rename keeps it exact."""
+
+
+def tmpfs_empty(top: str) -> bool:
+    """True when `top`, a tmpfs directory on a kernel that passed `tmpfs_sizes_count_entries`, holds no entry:
+    one stat instead of a listing. False means "maybe not": `empty` then has the last word."""
+    st = os.stat(top, follow_symlinks=False)
+    return st.st_size == 2 * TMPFS_ENTRY_SIZE and st.st_nlink == 2
+
+
+def tmpfs_sizes_count_entries(top: str) -> bool:
+    """Whether this kernel's tmpfs sizes `top` (empty, just mounted) by its entries, checked by making one file
+    and one directory and removing them: only then may `tmpfs_empty` stand in for a listing."""
+    probe, sub = f"{top}/.spade-probe", f"{top}/.spade-probe-dir"
+    try:
+        empty_before = tmpfs_empty(top)
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+        os.mkdir(sub, 0o700)
+        counted = os.stat(top).st_size == 4 * TMPFS_ENTRY_SIZE and os.stat(top).st_nlink == 3
+        os.rmdir(sub)
+        os.unlink(probe)
+        return empty_before and counted and tmpfs_empty(top)
+    except OSError:
+        return False
 
 
 def empty(top: str, deadline: float, budget: int) -> bool:
@@ -59,11 +85,12 @@ def empty(top: str, deadline: float, budget: int) -> bool:
         os.close(fd)
 
 
-def kill_uid(uid: int, spare: int | None = None) -> None:
-    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed; not `spare`,
-    the next child, hardened and waiting for its job."""
+def kill_uid(uid: int, keep: set[int | None] | frozenset[int] = frozenset()) -> None:
+    """Processes of the slot uid that outlived the run (none should: fork is denied) are killed; not those in
+    `keep` (the next child, hardened and waiting for its job; the sandbox's own root processes, not even looked
+    at)."""
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or entry == str(spare):
+        if not entry.isdigit() or int(entry) in keep:
             continue
         try:
             if os.stat(f"/proc/{entry}").st_uid == uid:

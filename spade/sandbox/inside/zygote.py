@@ -39,6 +39,8 @@ def main() -> None:
     guard = Guard(settings)
     if settings.get("mount_tmp"):
         guard.mount_tmp(settings["tmp"], settings["mount_tmp"]["size"], settings["mount_tmp"]["inodes"])
+        # Our own tmpfs: an empty /tmp is seen in one stat, once this kernel is seen to count entries in its size.
+        settings["tmpfs_sized"] = reset.tmpfs_sizes_count_entries(settings["tmp"])
     guard.confine_zygote()
     # The control pipes move to private fds so a child can never inherit them as 0/1.
     cin, cout = os.dup(0), os.dup(1)
@@ -116,12 +118,12 @@ def _serve(cin: int, cout: int, children: watch.Children, settings: dict) -> Non
             run = watch.JobRun(job, children, spare)
         try:
             result = run.execute()
-        except watch.HardeningFailed as exc:
+        except (watch.HardeningFailed, codec.Unencodable) as exc:  # not the candidate's doing
             result = {"fatal": str(exc)}
         spare = run.spare  # left unused by a job without tests
         if spare is None and children.asked:
             spare = children.take()  # the same: the child asked for ahead is kept, and spared by the cleanup
-        if not _cleanup(settings, spare.pid if spare else None):
+        if not _cleanup(settings, children.template, spare.pid if spare else None):
             result["recycle"] = True  # /tmp could not be emptied in bounds: the host replaces this worker
         if spare is None:
             children.ask()  # after the cleanup, which kills every other process of the slot uid
@@ -131,10 +133,13 @@ def _serve(cin: int, cout: int, children: watch.Children, settings: dict) -> Non
         children.finish(spare)
 
 
-def _cleanup(settings: dict, spare: int | None) -> bool:
+def _cleanup(settings: dict, template: int, spare: int | None) -> bool:
     """Kill what the slot uid left (but the spare child) and empty /tmp; True when /tmp is empty afterwards."""
     if settings["drop_uid"]:
-        reset.kill_uid(settings["uid"], spare)
+        # bwrap's init (pid 1), this watcher and the template run as root: never the slot uid, never looked at.
+        reset.kill_uid(settings["uid"], {1, os.getpid(), template, spare})
+    if settings.get("tmpfs_sized") and reset.tmpfs_empty(settings["tmp"]):
+        return True
     budget = settings.get("cleanup_entries", CLEANUP_ENTRIES)
     return reset.empty(settings["tmp"], time.monotonic() + CLEANUP_S, budget)
 
