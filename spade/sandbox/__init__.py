@@ -31,7 +31,9 @@ Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
   test_scoring.py::test_a_looping_candidate_costs_one_per_test_limit_not_one_per_test
 - escape and side effects: test_hostile.py::test_hostile_candidate_never_passes[socket_connect,
   writes_and_deletes_host_paths, kills_parent_and_everyone, daemon_process, ptrace_via_ctypes, setuid_back_to_root,
-  exec_a_shell]; test_residue.py::test_no_process_in_the_sandbox_keeps_cap_sys_admin_once_tmp_is_mounted;
+  exec_a_shell]; test_hostile.py::test_no_reach_into_another_process_of_the_same_uid (signals, scheduling,
+  priorities, limits, F_SETOWN aimed at a spare child of the same uid: EPERM);
+  test_residue.py::test_no_process_in_the_sandbox_keeps_cap_sys_admin_once_tmp_is_mounted;
   test_events.py::test_interference_is_reported_as_an_event (file_access, socket, process_spawn, stray_output)
 - measurement tampering: test_hostile.py::test_patched_clocks_do_not_change_the_recorded_cpu_time
 - reward hacking: test_hostile.py::test_hard_coded_public_tests_fail_the_hidden_ones

@@ -254,3 +254,49 @@ def test_candidate_cannot_see_host_environment_variables(pool, monkeypatch):
     raw = pool.run(Job(code, "f", ((),), (LIMIT,), 256 << 20))
     assert set(raw.values[0]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD"}
     assert os.environ.get("HOME") is not None  # the host has a richer environment
+
+
+def test_no_reach_into_another_process_of_the_same_uid(pool):
+    """Signals, scheduling, priorities, limits and signal-driven I/O aimed at another pid are refused by the
+    filter (EPERM), not left to the kernel's uid check: a spare child waiting for the next job runs as the same
+    uid as the candidate. The target pid does not exist, so without the filter the kernel would answer ESRCH (or
+    accept F_SETOWN); EPERM can only come from the filter."""
+    from spade.sandbox import Job
+
+    code = (
+        "import ctypes, os\n"
+        "def f():\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    far = 4_000_000\n"
+        "    info = ctypes.create_string_buffer(128)\n"
+        "    info[0:12] = (10).to_bytes(4, 'little') + (0).to_bytes(4, 'little') + (-1).to_bytes(4, 'little', signed=True)\n"
+        "    mask = ctypes.create_string_buffer(128)\n"
+        "    mask[0] = 1\n"
+        "    param = ctypes.create_string_buffer(8)\n"
+        "    old = ctypes.create_string_buffer(16)\n"
+        "    r, w = os.pipe()\n"
+        "    calls = {\n"
+        "        'rt_sigqueueinfo': (129, far, 10, info),\n"
+        "        'rt_tgsigqueueinfo': (297, far, far, 10, info),\n"
+        "        'sched_setaffinity': (203, far, 128, mask),\n"
+        "        'sched_setparam': (142, far, param),\n"
+        "        'sched_setscheduler': (144, far, 0, param),\n"
+        "        'prlimit64': (302, far, 7, None, old),\n"
+        "        'setpriority': (141, 0, far, 0),\n"
+        "        'fcntl_setown': (72, r, 8, far),\n"
+        "    }\n"
+        "    out = {}\n"
+        "    for name, args in calls.items():\n"
+        "        ctypes.set_errno(0)\n"
+        "        rc = libc.syscall(*args)\n"
+        "        out[name] = ctypes.get_errno() if rc != 0 else 0\n"
+        "    ctypes.set_errno(0)\n"
+        "    out['own_limit'] = libc.syscall(302, 0, 7, None, old)\n"
+        "    return out\n"
+    )
+    raw = pool.run(Job(code, "f", ((),), (LIMIT,), 256 << 20))
+    errnos = raw.values[0]
+    assert errnos.pop("own_limit") == 0  # the caller's own limits stay readable
+    assert errnos == {name: 1 for name in errnos}, errnos  # EPERM for every one
+    ok = pool.run(Job("def f():\n    return 7\n", "f", ((),), (LIMIT,), 256 << 20))
+    assert ok.values == [7]

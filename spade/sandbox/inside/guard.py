@@ -51,6 +51,7 @@ PR_SET_NO_NEW_PRIVS = 38
 SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4  # x86_64
 SYS_CAPGET, SYS_CAPSET, CAPABILITY_VERSION_3, CAP_SYS_ADMIN = 125, 126, 0x20080522, 21  # x86_64
 MS_NOSUID, MS_NODEV = 2, 4
+F_SETOWN, F_SETSIG, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 10, 15, 0x8901, 0x8902
 PID_PLACEHOLDER = 0x5EC0_5EC0  # above pid_max (4194304), so it can only be the placeholder
 
 
@@ -227,6 +228,18 @@ def _compile_here() -> tuple[bytes, bytes]:
     # Signals only to itself: the zygote, its watcher, other workers and the host are out of reach.
     _rule(child, sc.ERRNO(errno.EPERM), "kill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
     _rule(child, sc.ERRNO(errno.EPERM), "tgkill", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    _rule(child, sc.ERRNO(errno.EPERM), "rt_sigqueueinfo", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    _rule(child, sc.ERRNO(errno.EPERM), "rt_tgsigqueueinfo", sc.Arg(0, sc.NE, PID_PLACEHOLDER))
+    # Nor can it reach another process of its uid (a spare child waiting for the next job) through scheduling,
+    # priorities, limits or signal-driven I/O: these act on the caller only (pid 0) or not at all.
+    for name in ("sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "prlimit64"):
+        _rule(child, sc.ERRNO(errno.EPERM), name, sc.Arg(0, sc.NE, 0))
+    for name in ("setpriority", "ioprio_set", "migrate_pages", "move_pages", "kcmp"):
+        _rule(child, sc.ERRNO(errno.EPERM), name)
+    for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX):
+        _rule(child, sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.EQ, command))
+    for request in (FIOSETOWN, SIOCSPGRP):
+        _rule(child, sc.ERRNO(errno.EPERM), "ioctl", sc.Arg(1, sc.EQ, request))
     return _export(base), _export(child)
 
 
