@@ -195,6 +195,14 @@ class TrainingConfig(_Section):
     """LoRA rank; 0 means a full fine-tune."""
     lora_alpha: int = Field(32, ge=1, le=4096)
     steps_per_update: int = Field(4, ge=1, le=100000)
+    """Optimizer steps of one RFT update when epochs is 0 (and of one GRPO update)."""
+    epochs: float = Field(0.0, ge=0, le=1000)
+    """RFT: passes over the update's buffer (expert iteration): ceil(epochs x examples / batch_size) steps; 0
+    uses steps_per_update instead."""
+    learning_zone: bool = False
+    """RFT: learn only from tasks the policy solves sometimes (0 < pass rate < 1 over their rollouts so far)."""
+    per_task: int = Field(0, ge=0, le=100000)
+    """RFT: at most this many distinct passing samples of one task in an update's buffer; 0 for no cap."""
     max_seq_len: int = Field(384, ge=32, le=32768)
     update_every: int = Field(1, ge=1, le=100000)
     """Iterations between policy updates."""

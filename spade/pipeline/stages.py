@@ -221,17 +221,16 @@ def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
         e.task_stream.tasks = [t for t, _ in w.tasks]  # tasks at the controller's current difficulties
         stats, extra = e.trainer.update(seed=seeded(e.cfg, w.iteration, "update")), {}
     else:
-        fresh = [(c.task_id, c.completion) for c, r, _ in w.rollouts if r.status.value == "passed"]
-        older = e.store.passing_samples(0, cfg.max_examples)
-        n_old = min(len(older), max(round(cfg.max_examples * e.cfg.evolution.replay_ratio),
-                                    cfg.max_examples - len(fresh)))
-        pairs = fresh[: cfg.max_examples - n_old] + older[:n_old]
-        if not pairs:
-            return {"skipped": "no passing samples yet"}
+        from spade.train.buffer import rft_buffer
+        from spade.train.rft import TrainExample
+
+        chosen, extra = rft_buffer(w.rollouts, e.store, cfg, e.cfg.evolution.replay_ratio)
+        if not chosen:
+            return {"skipped": "no passing samples yet", **extra}
         tasks = {t.task_id: t for t, _ in w.tasks}
-        examples = [(tasks.get(tid) or e.store.task(tid), text) for tid, text in pairs]
+        examples = [TrainExample(tasks.get(s.task_id) or e.store.task(s.task_id), s.completion, s.prompt_variant)
+                    for s in chosen]
         stats = e.trainer.update(examples, seed=seeded(e.cfg, w.iteration, "update"))
-        extra = {"fresh": len(fresh), "replayed": n_old}
     path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer, extra={"iteration": w.iteration})
     e.checkpoint = str(path.relative_to(e.store.run_dir))
     e.timed("update", started)

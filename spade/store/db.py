@@ -267,6 +267,15 @@ class RunStore:
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def rollouts(self, limit: int) -> list[tuple[str, str, str, bool, int]]:
+        """(task_id, completion, code, passed, prompt_variant) of the newest `limit` graded candidates, newest
+        first (for the training buffer, spade.train.buffer)."""
+        rows = self.conn.execute(
+            "SELECT c.task_id, c.completion, c.code, e.status = 'passed', c.prompt_variant FROM candidates c"
+            " JOIN executions e USING(candidate_id) ORDER BY c.iteration DESC, c.rowid LIMIT ?", (limit,),
+        ).fetchall()
+        return [(r[0], r[1], r[2], bool(r[3]), int(r[4])) for r in rows]
+
     def task_pass_history(self) -> dict[str, list[float]]:
         """Per task, the mean score of each iteration it was attempted in, oldest first (for replay priority)."""
         rows = self.conn.execute(

@@ -5,7 +5,9 @@ Out: `UpdateStats`. The published algorithm (RFT, Yuan et al. 2023; STaR, Zelikm
 per problem, keep the correct ones (deduplicated), fine-tune the model with next-token loss on them.
 Departures from it, all deliberate:
 - Online and incremental: each update continues from the current weights (and optimizer state) for
-  `steps_per_update` steps, instead of fine-tuning the base model from scratch on the whole collected set.
+  `training.epochs` passes over the buffer it is given (or `steps_per_update` steps when epochs is 0), instead
+  of fine-tuning the base model from scratch on the whole collected set. Which samples make the buffer
+  (verified, deduplicated, optionally only from tasks in the learning zone) is spade.train.buffer's choice.
 - LoRA (r = training.lora_r) instead of a full fine-tune by default; lora_r 0 trains all weights (in the
   sampling dtype, so in bfloat16 by default: no fp32 master copy for a full fine-tune).
 - LoRA weights are kept in float32 (peft's adapter autocast) while the frozen base stays in the sampling dtype;
@@ -21,6 +23,7 @@ Departures from it, all deliberate:
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import time
 from collections.abc import Iterator, Sequence
@@ -97,7 +100,7 @@ class RftTrainer:
         self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
 
     def update(self, examples: Sequence[TrainExample | tuple[Task, str]], *, seed: int = 0) -> UpdateStats:
-        """Run steps_per_update optimizer steps of batch_size examples; returns the first and last batch loss."""
+        """Run `update_steps` optimizer steps of batch_size examples; returns the first and last batch loss."""
         import torch
 
         items = [e if isinstance(e, TrainExample) else TrainExample(e[0], e[1]) for e in examples]
@@ -112,7 +115,7 @@ class RftTrainer:
         model = self.policy.model
         started = time.perf_counter()
         losses: list[float] = []
-        batches = _batches(encoded, self.config.batch_size, self.config.steps_per_update, seed)
+        batches = _batches(encoded, self.config.batch_size, update_steps(len(encoded), self.config), seed)
         model.train()
         try:
             for batch in batches:
@@ -160,6 +163,14 @@ class RftTrainer:
         if getattr(self.policy, "dtype", self.policy.sampling.dtype) == "bfloat16":
             return torch.autocast("cpu", dtype=torch.bfloat16)
         return contextlib.nullcontext()
+
+
+def update_steps(examples: int, config: TrainingConfig) -> int:
+    """Optimizer steps of one update on `examples` examples: enough batches to see each `epochs` times (the last
+    batch of a pass is filled from the next shuffle), or steps_per_update when epochs is 0."""
+    if config.epochs <= 0:
+        return config.steps_per_update
+    return max(1, math.ceil(config.epochs * examples / min(config.batch_size, examples)))
 
 
 def _with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:

@@ -71,3 +71,27 @@ def test_training_target_is_the_extracted_code_closed_by_a_fence(trained):
     policy, _, _, _ = trained
     target = policy.training_target(ADD, "def add(a, b):\n    return a + b\n```\nIt adds.\nprint(add(1, 2))")
     assert target == "def add(a, b):\n    return a + b\n```"
+
+
+def test_epochs_set_the_steps_of_an_update_from_the_buffer_size():
+    from spade.config import TrainingConfig
+    from spade.train.rft import update_steps
+
+    assert update_steps(40, TrainingConfig(steps_per_update=4, batch_size=8)) == 4  # epochs 0: steps_per_update
+    assert update_steps(40, TrainingConfig(epochs=2, batch_size=8)) == 10
+    assert update_steps(41, TrainingConfig(epochs=2, batch_size=8)) == 11  # a partial last batch is a step
+    assert update_steps(3, TrainingConfig(epochs=2, batch_size=8)) == 2  # a batch is never larger than the buffer
+    assert update_steps(5, TrainingConfig(epochs=0.5, batch_size=8)) == 1
+
+
+def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy, monkeypatch):
+    from spade.train import rft
+
+    policy = make_policy()
+    trainer = RftTrainer(policy, TRAINING.model_copy(update={"epochs": 2.0, "batch_size": 2}))
+    examples = [TrainExample(ADD, f"```python\ndef add(a, b):\n    return a + b  # {k}\n```") for k in range(3)]
+    seen = []
+    real = rft._collate
+    monkeypatch.setattr(rft, "_collate", lambda batch, pad: seen.append(len(batch)) or real(batch, pad))
+    stats = trainer.update(examples)
+    assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)

@@ -1,0 +1,101 @@
+"""The training buffer: which verified samples a policy update learns from (expert iteration's data step).
+
+In: `Sample`s, the loop's rollouts of one or more iterations (task, completion, extracted code, passed or not),
+newest first. Out: the passing samples an update trains on, deduplicated per task by their normalised code.
+With the learning-zone filter on, only tasks the policy solves sometimes (0 < pass rate < 1 over the rollouts
+given, as AZR and DeepCoder filter) contribute: tasks it always solves teach nothing new, and tasks it never
+solves have no passing sample anyway. `per_task` caps what any one task contributes, so a handful of easy tasks
+with many distinct passing samples cannot fill the buffer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spade.config import TrainingConfig
+from spade.dedup.normalize import canonical_code
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One rollout as the buffer sees it."""
+
+    task_id: str
+    completion: str
+    code: str
+    passed: bool
+    prompt_variant: int = 0
+
+
+def pass_rates(samples: Iterable[Sample]) -> dict[str, float]:
+    """Per task, the share of its samples that passed."""
+    tallies: dict[str, list[int]] = {}
+    for s in samples:
+        t = tallies.setdefault(s.task_id, [0, 0])
+        t[0] += s.passed
+        t[1] += 1
+    return {task: passed / n for task, (passed, n) in tallies.items()}
+
+
+def in_learning_zone(rate: float) -> bool:
+    return 0.0 < rate < 1.0
+
+
+def select(samples: Sequence[Sample], *, limit: int, learning_zone: bool = False, per_task: int = 0,
+           rates: Mapping[str, float] | None = None) -> list[Sample]:
+    """The passing samples to train on, in the order given (newest first), at most `limit`: one per distinct
+    normalised code per task, at most `per_task` per task (0: no cap), and with `learning_zone` only from tasks
+    whose pass rate (`rates`, else over `samples`) is strictly between 0 and 1."""
+    rates = pass_rates(samples) if rates is None else rates
+    seen: set[tuple[str, str]] = set()
+    taken: dict[str, int] = {}
+    out: list[Sample] = []
+    for s in samples:
+        if len(out) >= limit:
+            break
+        if not s.passed or (learning_zone and not in_learning_zone(rates[s.task_id])):
+            continue
+        if per_task and taken.get(s.task_id, 0) >= per_task:
+            continue
+        key = (s.task_id, _code_key(s.code or s.completion))
+        if key in seen:
+            continue
+        seen.add(key)
+        taken[s.task_id] = taken.get(s.task_id, 0) + 1
+        out.append(s)
+    return out
+
+
+def _code_key(code: str) -> str:
+    try:  # names renamed, comments and docstrings gone
+        text = canonical_code(code)
+    except (ValueError, RecursionError):  # null bytes, nesting too deep for ast: compared as written
+        text = code.strip()
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+OLDER_ROLLOUTS = 20_000  # the newest earlier rollouts read per update (their pass rates and passing samples)
+
+
+def rft_buffer(rollouts: Sequence[tuple[Any, Any, Any]], store: Any, training: TrainingConfig,
+               replay_ratio: float) -> tuple[list[Sample], dict[str, int]]:
+    """An RFT update's buffer: this iteration's (candidate, result, reward) rollouts first, then the run's earlier
+    ones from `store` (newest first), which keep at least the replay share of training.max_examples when they
+    have it. Pass rates for the learning zone count every rollout of a task, this iteration's and earlier."""
+    fresh = [Sample(c.task_id, c.completion, c.code, r.status.value == "passed", c.prompt_variant)
+             for c, r, _ in rollouts]
+    older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
+    rates = pass_rates([*fresh, *older])
+    chosen = select([*fresh, *older], limit=len(fresh) + len(older), learning_zone=training.learning_zone,
+                    per_task=training.per_task, rates=rates)
+    fresh_ids = {id(s) for s in fresh}
+    new = [s for s in chosen if id(s) in fresh_ids]
+    old = [s for s in chosen if id(s) not in fresh_ids]
+    limit = training.max_examples
+    n_old = min(len(old), max(round(limit * replay_ratio), limit - len(new)))
+    stats = {"fresh": min(len(new), limit - n_old), "replayed": n_old,
+             "zone_tasks": sum(in_learning_zone(r) for r in rates.values())}
+    return new[: limit - n_old] + old[:n_old], stats
