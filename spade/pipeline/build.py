@@ -37,7 +37,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     )
     suite = load_suite(cfg.eval.suite)
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
-    trains = cfg.training.update_method in ("rft", "grpo") and cfg.eval.every > 0
+    trains = cfg.training.update_method in ("rft", "grpo", "dpo") and cfg.eval.every > 0
     gate_suite = load_suite(cfg.eval.gate_suite) if trains else []
     gate_tasks = gate_split(eval_tasks, gate_suite, cfg.eval.gate_limit or cfg.eval.limit,
                             cfg.generation.dedup_threshold)
@@ -54,6 +54,10 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         trainer = None
         if cfg.training.update_method == "rft":
             trainer = RftTrainer(policy, cfg.training, seed=cfg.run.seed)
+        elif cfg.training.update_method == "dpo":
+            from spade.train.dpo import DpoUpdater
+
+            trainer = DpoUpdater(policy, cfg.training, seed=cfg.run.seed)
         elif cfg.training.update_method == "grpo":
             from spade.train.grpo import GrpoUpdater
 

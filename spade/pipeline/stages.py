@@ -211,7 +211,7 @@ def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
     from spade.train.checkpoint import save_checkpoint
 
     cfg = e.cfg.training
-    if cfg.update_method not in ("rft", "grpo") or w.iteration % cfg.update_every != cfg.update_every - 1:
+    if cfg.update_method not in ("rft", "grpo", "dpo") or w.iteration % cfg.update_every != cfg.update_every - 1:
         return None
     started = time.perf_counter()
     e.progress("update", 0, cfg.steps_per_update)
@@ -220,6 +220,13 @@ def update(e: Engine, w: IterationWrite) -> dict[str, Any] | None:
             return {"skipped": "no tasks this iteration"}
         e.task_stream.tasks = [t for t, _ in w.tasks]  # tasks at the controller's current difficulties
         stats, extra = e.trainer.update(seed=seeded(e.cfg, w.iteration, "update")), {}
+    elif cfg.update_method == "dpo":
+        from spade.train.buffer import dpo_buffer
+
+        pairs, extra = dpo_buffer(w.rollouts, e.store, cfg, {t.task_id: t for t, _ in w.tasks})
+        if not pairs:
+            return {"skipped": "no task with both passing and failing samples yet", **extra}
+        stats = e.trainer.update(pairs, seed=seeded(e.cfg, w.iteration, "update"))
     else:
         from spade.train.buffer import rft_buffer
         from spade.train.rft import TrainExample

@@ -99,3 +99,39 @@ def rft_buffer(rollouts: Sequence[tuple[Any, Any, Any]], store: Any, training: T
     stats = {"fresh": min(len(new), limit - n_old), "replayed": n_old,
              "zone_tasks": sum(in_learning_zone(r) for r in rates.values())}
     return new[: limit - n_old] + old[:n_old], stats
+
+
+def preference_pairs(samples: Sequence[Sample], *, limit: int, per_task: int = 0) -> list[tuple[Sample, Sample]]:
+    """(passing, failing) pairs of the same task, for DPO: each task's distinct passing samples matched in order
+    with its distinct failing ones, so a sample is in at most one pair; at most `per_task` pairs a task (0: as
+    many as the shorter side), `limit` in all, in the order tasks first appear in `samples`."""
+    passing: dict[str, list[Sample]] = {}
+    failing: dict[str, list[Sample]] = {}
+    seen: set[tuple[str, bool, str]] = set()
+    for s in samples:
+        key = (s.task_id, s.passed, _code_key(s.code or s.completion))
+        if key in seen:
+            continue
+        seen.add(key)
+        (passing if s.passed else failing).setdefault(s.task_id, []).append(s)
+    pairs: list[tuple[Sample, Sample]] = []
+    for task in dict.fromkeys(s.task_id for s in samples):
+        matched = list(zip(passing.get(task, []), failing.get(task, [])))
+        pairs.extend(matched[:per_task] if per_task else matched)
+    return pairs[:limit]
+
+
+def dpo_buffer(rollouts: Sequence[tuple[Any, Any, Any]], store: Any, training: TrainingConfig,
+               tasks: Mapping[str, Any]) -> tuple[list[Any], dict[str, int]]:
+    """A DPO update's pairs: (passing, failing) samples of one task from this iteration's rollouts, then the
+    run's earlier ones (newest first), at most training.max_examples pairs; `tasks` resolves this iteration's
+    task ids, the store the rest."""
+    from spade.train.dpo import PreferencePair
+
+    fresh = [Sample(c.task_id, c.completion, c.code, r.status.value == "passed", c.prompt_variant)
+             for c, r, _ in rollouts]
+    older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
+    pairs = preference_pairs([*fresh, *older], limit=training.max_examples, per_task=training.per_task)
+    out = [PreferencePair(tasks.get(good.task_id) or store.task(good.task_id), good.completion, bad.completion,
+                          good.prompt_variant) for good, bad in pairs]
+    return out, {"pairs": len(out), "pair_tasks": len({good.task_id for good, _ in pairs})}
