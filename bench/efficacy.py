@@ -14,6 +14,9 @@ updates, iterations, wall and CPU seconds; then each trained arm minus the base 
 paired bootstrap 95% CI over the tasks both were graded on. Results are also written to OUT/efficacy.json as
 each arm finishes, so a long run interrupted late keeps what it measured.
 Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minutes 45] [--out runs/efficacy]
+In parallel, one process per arm, then one table:
+  .venv/bin/python bench/efficacy.py --arms coevolve --threads 1 --out runs/eff-c &   (and fixed, none)
+  .venv/bin/python bench/efficacy.py --merge runs/eff-c runs/eff-f runs/eff-n --out runs/efficacy
 """
 
 from __future__ import annotations
@@ -113,7 +116,12 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("runs/efficacy"))
+    p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
+                   help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
+                        "arm) into OUT/efficacy.json and print their table and differences")
     args = p.parse_args()
+    if args.merge:
+        return merge(args.merge, args.out)
     arms = [a for a in args.arms.split(",") if a]
     unknown = [a for a in arms if a not in ARMS]
     if unknown:
@@ -139,6 +147,26 @@ def main() -> None:
     print_differences(results, suites)
     print(f"results: {results_path}")
     print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
+
+
+def merge(dirs: list[Path], out: Path) -> None:
+    """One table from several partial runs of this script (their arms must not overlap)."""
+    merged: dict[str, Any] = {"arms": {}}
+    for d in dirs:
+        part = json.loads((d / "efficacy.json").read_text())
+        if merged.get("minutes", part["minutes"]) != part["minutes"]:
+            sys.exit(f"--merge: {d} ran {part['minutes']} minutes per arm, the others {merged['minutes']}")
+        clash = set(part["arms"]) & set(merged["arms"])
+        if clash:
+            sys.exit(f"--merge: arm {sorted(clash)[0]!r} is in more than one of the directories")
+        merged |= {k: v for k, v in part.items() if k != "arms"}
+        merged["arms"] |= part["arms"]
+    suites = [s for s in next(iter(merged["arms"].values()))["eval"]]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "efficacy.json").write_text(json.dumps(merged, indent=1))
+    print_table(merged, suites)
+    print_differences(merged, suites)
+    print(f"results: {out / 'efficacy.json'}")
 
 
 def print_table(results: dict[str, Any], suites: list[str]) -> None:

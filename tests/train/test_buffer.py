@@ -82,10 +82,13 @@ def _store_with(tmp_path, rollouts_by_iteration):
     from spade.store import IterationWrite, RunStore
 
     store = RunStore(tmp_path / "run", create=True)
+    known: set[str] = set()
     for i, rows in enumerate(rollouts_by_iteration):
         w = IterationWrite(i)
         for tid in sorted({c.task_id for c, _, _ in rows}):
-            w.tasks.append((Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),)), "generated"))
+            task = Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),))
+            w.tasks.append((task, "replay" if tid in known else "generated"))
+            known.add(tid)
         w.rollouts.extend(rows)
         store.commit_iteration(w)
     return store
@@ -110,3 +113,49 @@ def test_the_update_buffer_puts_this_iteration_first_keeps_the_replay_share_and_
         zone, stats = rft_buffer(fresh, store, cfg.model_copy(update={"learning_zone": True}), replay_ratio=0.5)
         assert [(s.task_id, s.code, s.prompt_variant) for s in zone] == [("mixed", A2, 1), ("mixed", A1, 0)]
         assert stats["zone_tasks"] == 1
+
+
+def test_preference_pairs_are_a_passing_and_a_failing_sample_of_the_same_task_each_used_once():
+    from spade.train.buffer import preference_pairs
+
+    wrong2 = "def f(x):\n    return x - 1\n"
+    rows = [s("a", A1, True), s("b", A1, True), s("a", WRONG, False), s("a", A2, True), s("a", wrong2, False),
+            s("a", A1_RENAMED, True), s("a", WRONG, False), s("b", A2, True), s("c", WRONG, False)]
+    pairs = preference_pairs(rows, limit=100)
+    assert [(good.task_id, good.code, bad.code) for good, bad in pairs] == [("a", A1, WRONG), ("a", A2, wrong2)]
+    assert all(good.passed and not bad.passed and good.task_id == bad.task_id for good, bad in pairs)
+    assert preference_pairs(rows, limit=100, per_task=1) == pairs[:1]
+    assert preference_pairs(rows, limit=1) == pairs[:1]
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.booleans()), max_size=30),
+       st.integers(0, 3), st.integers(1, 40))
+def test_preference_pairs_never_reuse_a_sample_and_always_pair_within_a_task(raw, per_task, limit):
+    from spade.train.buffer import preference_pairs
+
+    rows = [s(t, f"def f(x):\n    return x + {k}\n", p) for t, k, p in raw]
+    pairs = preference_pairs(rows, limit=limit, per_task=per_task)
+    assert len(pairs) <= limit
+    assert all(good.passed and not bad.passed and good.task_id == bad.task_id for good, bad in pairs)
+    used = [x for pair in pairs for x in pair]
+    assert len({id(x) for x in used}) == len(used)
+    for t in "abc":  # as many pairs as the shorter side of the task's distinct samples allows, within the bounds
+        good = {r.code for r in rows if r.task_id == t and r.passed}
+        bad = {r.code for r in rows if r.task_id == t and not r.passed}
+        n = sum(g.task_id == t for g, _ in pairs)
+        assert n <= min(len(good), len(bad), per_task or 99)
+        if len(pairs) < limit:
+            assert n == min(len(good), len(bad), per_task or 99)
+
+
+def test_the_dpo_buffer_pairs_this_iterations_rollouts_with_the_runs_earlier_ones(tmp_path):
+    from spade.config import TrainingConfig
+    from spade.train.buffer import dpo_buffer
+
+    earlier = [_rollout("t", 0, 0, WRONG, False), _rollout("u", 0, 1, A1, True)]
+    fresh = [_rollout("t", 1, 2, A1, True), _rollout("u", 1, 0, A1, True)]
+    with _store_with(tmp_path, [earlier, [_rollout("t", 1, 5, WRONG, False)]]) as store:
+        pairs, stats = dpo_buffer(fresh, store, TrainingConfig(max_examples=8), {})
+    assert [(p.task.task_id, p.chosen, p.rejected, p.prompt_variant) for p in pairs] == [
+        ("t", f"```python\n{A1}```", f"```python\n{WRONG}```", 2)]  # "u" never failed: no pair
+    assert stats == {"pairs": 1, "pair_tasks": 1}
