@@ -152,15 +152,18 @@ def main() -> None:
 def merge(dirs: list[Path], out: Path) -> None:
     """One table from several partial runs of this script (their arms must not overlap)."""
     merged: dict[str, Any] = {"arms": {}}
-    for d in dirs:
-        part = json.loads((d / "efficacy.json").read_text())
-        if merged.get("minutes", part["minutes"]) != part["minutes"]:
-            sys.exit(f"--merge: {d} ran {part['minutes']} minutes per arm, the others {merged['minutes']}")
+    parts = [json.loads((d / "efficacy.json").read_text()) for d in dirs]
+    budgets = {p["minutes"] for p in parts if set(p["arms"]) - {"none"}}  # the base trains nothing: moot
+    if len(budgets) > 1:
+        sys.exit(f"--merge: the trained arms ran different budgets ({sorted(budgets)} minutes); merge equal ones")
+    for d, part in zip(dirs, parts):
         clash = set(part["arms"]) & set(merged["arms"])
         if clash:
             sys.exit(f"--merge: arm {sorted(clash)[0]!r} is in more than one of the directories")
         merged |= {k: v for k, v in part.items() if k != "arms"}
         merged["arms"] |= part["arms"]
+    if budgets:
+        merged["minutes"] = budgets.pop()
     suites = [s for s in next(iter(merged["arms"].values()))["eval"]]
     out.mkdir(parents=True, exist_ok=True)
     (out / "efficacy.json").write_text(json.dumps(merged, indent=1))
