@@ -164,7 +164,8 @@ def merge(dirs: list[Path], out: Path) -> None:
         merged["arms"] |= part["arms"]
     if budgets:
         merged["minutes"] = budgets.pop()
-    suites = [s for s in next(iter(merged["arms"].values()))["eval"]]
+    evals = [set(row["eval"]) for row in merged["arms"].values()]
+    suites = [s for s in next(iter(merged["arms"].values()))["eval"] if all(s in e for e in evals)]
     out.mkdir(parents=True, exist_ok=True)
     (out / "efficacy.json").write_text(json.dumps(merged, indent=1))
     print_table(merged, suites)

@@ -17,7 +17,7 @@ SPLIT_RUN = """
 evolution: {coevolve_every: 2, window: 8, patience: 1}
 generation: {tasks_per_iteration: 3}
 sampling: {sampling_n: 2, max_new_tokens: 40, batch_size: 8}
-training: {batch_size: 2, steps_per_update: 1, max_examples: 4, max_seq_len: 256}
+training: {batch_size: 2, steps_per_update: 1, epochs: 0, max_examples: 4, max_seq_len: 256}
 eval: {limit: 3, gate_limit: 4}
 executor: {workers: 2}
 """

@@ -10,7 +10,8 @@ from spade.records import Task, TestCase
 
 THREADS = int(os.environ.get("SPADE_TEST_THREADS", "1"))
 SAMPLING = SamplingConfig(dtype="float32", max_new_tokens=24, batch_size=8, threads=THREADS)
-TRAINING = TrainingConfig(lora_r=8, lora_alpha=16, lr=3e-3, steps_per_update=4, batch_size=4, max_seq_len=192)
+TRAINING = TrainingConfig(lora_r=8, lora_alpha=16, lr=3e-3, steps_per_update=4, epochs=0, batch_size=4,
+                          max_seq_len=192)
 
 ADD = Task("add", "Return the sum of two integers.", "def add(a: int, b: int) -> int:", "add", 0.1,
            test_cases=(TestCase((1, 2), 3),))

@@ -137,7 +137,8 @@ def test_harmful_update_is_detected_and_rolled_back(tmp_path) -> None:
     from spade.train.checkpoint import best_checkpoint, load_checkpoint, save_checkpoint
     from spade.train.rft import RftTrainer
 
-    training = TrainingConfig(lora_r=8, lora_alpha=16, lr=1e-4, batch_size=2, steps_per_update=3, max_seq_len=256)
+    training = TrainingConfig(lora_r=8, lora_alpha=16, lr=1e-4, batch_size=2, steps_per_update=3, epochs=0,
+                              max_seq_len=256)
     policy = EmbeddedPolicy(SamplingConfig(threads=1, dtype="float32", max_new_tokens=96), training)
     trainer = RftTrainer(policy, training)
     trainer.prepare()  # LoRA starts as the identity: the base model's answers

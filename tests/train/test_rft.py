@@ -77,7 +77,7 @@ def test_epochs_set_the_steps_of_an_update_from_the_buffer_size():
     from spade.config import TrainingConfig
     from spade.train.rft import update_steps
 
-    assert update_steps(40, TrainingConfig(steps_per_update=4, batch_size=8)) == 4  # epochs 0: steps_per_update
+    assert update_steps(40, TrainingConfig(steps_per_update=4, epochs=0, batch_size=8)) == 4  # epochs 0: steps_per_update
     assert update_steps(40, TrainingConfig(epochs=2, batch_size=8)) == 10
     assert update_steps(41, TrainingConfig(epochs=2, batch_size=8)) == 11  # a partial last batch is a step
     assert update_steps(3, TrainingConfig(epochs=2, batch_size=8)) == 2  # a batch is never larger than the buffer
