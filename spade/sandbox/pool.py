@@ -156,6 +156,9 @@ class SandboxPool:
 
     def run_program(self, job: ProgramJob) -> ProgramRun:
         """Run a whole program on a free worker, with the same isolation, replacement and verdict rules as run()."""
+        if self.cfg.isolation == "none":
+            warnings.warn("executor.isolation = 'none': the program runs without isolation (debugging only)",
+                          UnsafeSandboxWarning, stacklevel=2)
         request = job.request(self._tmpfs)
         slot, worker = self._free.get()
         try:
