@@ -182,3 +182,46 @@ def test_grade_refuses_a_broken_task_or_request_in_one_line(service):
     assert status == 422 and isinstance(body["detail"], str) and "\n" not in body["detail"]
     status, _, body = service.request("POST", "/v1/grade", {"task": TASK})
     assert status == 422 and "exactly one of completions or code" in str(body["detail"])
+
+
+def _verl_sandbox_fusion():
+    """verl's own sandbox_fusion reward module (verl 0.9.1, installed --no-deps by .ci/run into the venv's
+    verl-client folder), loaded by path: it needs only requests, and verl's package root would pull in torch."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    folder = Path(sys.prefix) / "verl-client" / "verl" / "utils" / "reward_score" / "sandbox_fusion"
+    if not (folder / "utils.py").is_file():
+        pytest.skip(f"verl's client is not at {folder}: pip install --no-deps --target {sys.prefix}/verl-client "
+                    "verl==0.9.1 (as .ci/run does)")
+    name = "_verl_sandbox_fusion"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_verls_own_sandbox_fusion_client_gets_its_verdicts_from_spade_serve(service):
+    verl = _verl_sandbox_fusion()
+    url = f"{service.url}/run_code"
+    io = {"inputs": ["1 2\n", "40 2\n"], "outputs": ["3\n", "42\n"]}
+    cases = {  # program -> verl's per-case results
+        ECHO_SUM: [True, True],
+        "print(0)\n": [False, False],
+        "import sys\nsys.exit(int(input().split()[0]))\n": [-2, -2],
+        "while True:\n    pass\n": [-3, -3],
+        "x = bytearray(600 << 20)\n": [-2, -2],
+    }
+    for code, expected in cases.items():
+        results, metadata = verl.utils.check_correctness(url, io, code, timeout=1, memory_limit_mb=256)
+        assert results == expected, (code, metadata)
+    # verl's function-call format (inputs one JSON argument a line, fn_name), as `spade export --verl-code-truth`
+    calls = {"inputs": ["[3, 1, 2]\n2", "[5]\n0"], "outputs": ["3", "5"], "fn_name": "kth"}
+    solution = "def kth(xs, k):\n    return sorted(xs)[k]\n"
+    assert verl.utils.check_correctness(url, calls, solution, timeout=5)[0] == [True, True]
+    score, _ = verl.compute_score(url, None, 256, f"```python\n{solution}```", calls, timeout=5)
+    assert score == 1.0
