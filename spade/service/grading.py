@@ -3,12 +3,13 @@
 in: a task in the write-up's schema (hidden tests included), completions as the policy wrote them (code extracted
 by the policy's extractor) or code as is. out: per completion the sandbox's verdict per test, the scores and the
 reward terms (spade.reward), exactly what the loop records for a rollout. Expected values never leave the host's
-side of the sandbox; the response holds only what the client sent and the verdicts.
+side of the sandbox; the response holds only what the client sent and the verdicts. The pre-execution screen's
+findings join the events, as in the loop.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -47,7 +48,16 @@ def code_of(request: GradeRequest, task: Task) -> list[str]:
     return [extract_code(text, task.entry_point, prefilled=request.prefilled) for text in request.answers]
 
 
+def screened(code: str, result: ExecResult) -> ExecResult:
+    """The pre-execution screen's findings (spade.audit) added to the events, as the loop adds them."""
+    from spade.audit import screen_code
+
+    found = screen_code(code)
+    return replace(result, events=result.events + tuple(f"screen:{f}" for f in found)) if found else result
+
+
 def graded(task: Task, code: str, result: ExecResult, reward_cfg: RewardConfig) -> dict[str, Any]:
+    result = screened(code, result)
     reward = compute_reward(task, code, result, reward_cfg)
     return {
         "code": code, "status": result.status.value, "score": result.score, "public_score": result.public_score,

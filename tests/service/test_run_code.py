@@ -160,10 +160,11 @@ def test_grade_scores_completions_with_the_loops_reward(service):
 
     completions = ["Here:\n```python\ndef double(x):\n    return 2 * x\n```\n",
                    "```python\ndef double(x):\n    return {2: 4}.get(x, 0)\n```",  # hard-codes the public test
-                   "no code at all"]
+                   "no code at all",
+                   "```python\nimport os\ndef double(x):\n    os.system('true')\n    return 2 * x\n```"]
     status, _, body = service.request("POST", "/v1/grade", {"task": TASK, "completions": completions})
     assert status == 200 and body["task_id"] == "double"
-    good, hacked, empty = body["results"]
+    good, hacked, empty, shell = body["results"]
     assert good["status"] == "passed" and good["score"] == 1.0 and good["code"].startswith("def double")
     task = task_from_dict(TASK)
     tests = tuple(TestOutcome(i, i > 0, TestStatus.PASSED) for i in range(3))
@@ -174,6 +175,7 @@ def test_grade_scores_completions_with_the_loops_reward(service):
     assert hacked["reward"]["hardcoding_suspected"] is True
     assert [t["status"] for t in hacked["tests"]] == ["passed", "wrong_answer", "wrong_answer"]
     assert empty["code"] == "" and empty["reward"]["format_penalty"] > 0
+    assert "screen:shell" in shell["events"] and shell["reward"]["interference_penalty"] > 0  # as the loop screens
     assert "expected" not in str(body)  # verdicts only: expected values stay on the host's side
 
 
