@@ -78,7 +78,11 @@ def test_jobs_spread_over_both_actors_in_parallel(ray_pool):
 def test_an_actor_killed_during_a_job_gives_internal_error_and_is_replaced(ray_pool):
     sleeper = ray_pool.submit(Job("import time\ndef solve(n):\n    time.sleep(5)\n", "solve", ((1,),), (8.0,),
                                   CFG.memory_bytes, total_timeout=8.0))
-    time.sleep(1.5)
+    for _ in range(200):  # until a thread has taken an actor for it
+        if ray_pool._free.qsize() < 2:
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)
     dead = dict(ray_pool.placement)
     for info in dead.values():  # the busy actor and the idle one
         os.kill(info["pid"], signal.SIGKILL)
