@@ -181,6 +181,10 @@ class SamplingConfig(_Section):
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
     """torch threads; 0 leaves torch's default."""
+    engine: Literal["static", "hf"] = "static"
+    """Decoder of the embedded backend. static: a hand-written Llama forward over the live weights with a
+    preallocated KV cache (spade.policy.static_decode; several times faster on CPU). hf: the previous decoder,
+    transformers' forward with a growing cache (spade.policy.decode), for models the static one does not run."""
 
 
 class TrainingConfig(_Section):

@@ -56,7 +56,7 @@ class EmbeddedPolicy:
         self.name = f"embedded:{self.training.model}:{self.dtype}"
         self._model: Any = None
         self._tokenizer: Any = None
-        self._decoder: Any = None  # spade.policy.decode.Decoder, rebuilt when the model object changes
+        self._decoder: Any = None  # the sampling.engine's decoder, rebuilt when the model object changes
         self.last_tokens_per_s = 0.0
         self.total_new_tokens = 0
         self.total_generate_seconds = 0.0
@@ -176,13 +176,22 @@ class EmbeddedPolicy:
         return outputs
 
     def _generate(self, batch: list[_Job], temp: float, seed: int) -> list[tuple[str, int]]:
-        from spade.policy.decode import Decoder
-
         if self._decoder is None or self._decoder.model is not self.model:
-            self._decoder = Decoder(self.model, self.tokenizer, _closed_after_code)
+            self._decoder = make_decoder(self.sampling.engine, self.model, self.tokenizer)
         self.model.eval()
         return self._decoder.generate([j.text for j in batch], max_new_tokens=self.sampling.max_new_tokens,
                                       temperature=temp, top_p=self.sampling.top_p, seed=seed)
+
+
+def make_decoder(engine: str, model: Any, tokenizer: Any) -> Any:
+    """The decoder named by `sampling.engine` over the shared model (see SamplingConfig.engine)."""
+    if engine == "hf":
+        from spade.policy.decode import Decoder
+
+        return Decoder(model, tokenizer, _closed_after_code)
+    from spade.policy.static_decode import StaticDecoder
+
+    return StaticDecoder(model, tokenizer, _closed_after_code)
 
 
 def _batch_seed(seed: int, batch_index: int) -> int:
