@@ -1,9 +1,12 @@
-"""Benchmark: the embedded policy's decoder against transformers' `generate` on the same prompts, same process.
+"""Benchmark: SPADE's sampler against transformers' `generate` and the previous SPADE decoder, same prompts, one run.
 
-Workload: T builtin-suite tasks x n samples each (rows sharing a prompt, as in the loop), sampled at the loop's
-temperature, max_new_tokens as configured. Prints new tokens/s and sequences/s of both, alternating the two
-A, B, A, B so that load drift on a shared machine hits both alike, and the ratio.
-Run: .venv/bin/python bench/sampling.py [--tasks 8] [--n 4] [--max-new-tokens 128] [--threads 1] [--rounds 2]
+Workload: the config's loop sampling (generation.tasks_per_iteration builtin-suite tasks x sampling.n samples,
+prompt variants rotating as in the loop, sampling.temperature/top_p/max_new_tokens), in batches of
+sampling.batch_size. Each round runs the three engines in turn (static, generate, hf) so that load drift on a
+shared machine hits all alike; prints sequences/s and new tokens/s per engine and the ratios of the static
+sampler to the other two (sequences/s: what the loop waits for). Also the cost of re-reading the weights after
+an update (the static sampler's refresh).
+Run: .venv/bin/python bench/sampling.py [--config configs/tiny.yaml] [--threads 2] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spade.config import SamplingConfig  # noqa: E402
+from spade.config import load_config  # noqa: E402
 from spade.evaluate.suites import load_suite  # noqa: E402
-from spade.policy.decode import Decoder  # noqa: E402
-from spade.policy.embedded import EmbeddedPolicy, _closed_after_code  # noqa: E402
+from spade.policy.embedded import EmbeddedPolicy, _closed_after_code, make_decoder  # noqa: E402
+from spade.policy.prompts import variant_for  # noqa: E402
+
+ENGINES = ("static", "generate", "hf")
 
 
 def generic_generate(policy: EmbeddedPolicy, texts: list[str], max_new: int, temp: float, top_p: float,
@@ -39,8 +44,8 @@ def generic_generate(policy: EmbeddedPolicy, texts: list[str], max_new: int, tem
 
     torch.manual_seed(seed)
     with torch.inference_mode():
-        out = model.generate(**enc, max_new_tokens=max_new, do_sample=True, temperature=temp, top_p=top_p, top_k=0,
-                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
+        out = model.generate(**enc, max_new_tokens=max_new, do_sample=temp > 0, temperature=temp or None,
+                             top_p=top_p, top_k=0, pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
                              stopping_criteria=StoppingCriteriaList([Stop()]))
     counts = []
     for row in out[:, width:].tolist():
@@ -48,40 +53,63 @@ def generic_generate(policy: EmbeddedPolicy, texts: list[str], max_new: int, tem
     return counts
 
 
+def refresh_seconds(policy: EmbeddedPolicy, decoder: Any) -> float:
+    """Time to re-read the weights after an in-place update (a no-op write bumps every parameter's version)."""
+    import torch
+
+    with torch.no_grad():
+        for p in policy.model.parameters():
+            p.mul_(1.0)
+    started = time.perf_counter()
+    decoder.weights()
+    return time.perf_counter() - started
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--tasks", type=int, default=8)
-    p.add_argument("--n", type=int, default=4)
-    p.add_argument("--max-new-tokens", type=int, default=128)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--config", default="configs/tiny.yaml")
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--temperature", type=float, default=0.8)
+    p.add_argument("--tasks", type=int, default=0, help="tasks (0: the config's generation.tasks_per_iteration)")
     args = p.parse_args()
-    cfg = SamplingConfig(threads=args.threads, max_new_tokens=args.max_new_tokens)
-    policy = EmbeddedPolicy(cfg)
-    tasks = load_suite("builtin")[: args.tasks]
-    texts = [policy.prompt_text(t, 0) for t in tasks for _ in range(args.n)]
+    cfg = load_config(args.config)
+    s = cfg.sampling.model_copy(update={"threads": args.threads})
+    policy = EmbeddedPolicy(s, cfg.training)
+    tasks = load_suite("builtin")[: args.tasks or cfg.generation.tasks_per_iteration]
+    texts = [policy.prompt_text(t, variant_for(i)) for t in tasks for i in range(s.sampling_n)]
+    texts.sort(key=len)  # as EmbeddedPolicy batches them
+    batches = [texts[i:i + s.batch_size] for i in range(0, len(texts), s.batch_size)]
     policy.model.eval()
-    decoder = Decoder(policy.model, policy.tokenizer, _closed_after_code)
-    totals = {"generate": [0.0, 0], "spade": [0.0, 0]}
+    decoders = {name: make_decoder(name, policy.model, policy.tokenizer) for name in ("static", "hf")}
+    for d in decoders.values():  # one-off warm-up (bf16 kernels, first allocation) charged to no engine
+        d.generate(texts[:2], max_new_tokens=4, temperature=s.temperature, top_p=s.top_p, seed=0)
+    print(f"{args.config}: {len(tasks)} tasks x {s.sampling_n} samples = {len(texts)} sequences in batches of "
+          f"{s.batch_size}, max_new_tokens {s.max_new_tokens}, T={s.temperature}, top_p={s.top_p}, "
+          f"dtype {policy.dtype}, {args.threads} threads", flush=True)
+    totals = {name: [0.0, 0] for name in ENGINES}
     for r in range(args.rounds):
-        for name in ("generate", "spade"):
+        for name in ENGINES:
             started = time.perf_counter()
-            if name == "generate":
-                counts = generic_generate(policy, texts, args.max_new_tokens, args.temperature, cfg.top_p, r)
-            else:
-                out = decoder.generate(texts, max_new_tokens=args.max_new_tokens, temperature=args.temperature,
-                                       top_p=cfg.top_p, seed=r)
-                counts = [n for _, n in out]
+            counts = []
+            for b, batch in enumerate(batches):
+                seed = r * 1000 + b
+                if name == "generate":
+                    counts += generic_generate(policy, batch, s.max_new_tokens, s.temperature, s.top_p, seed)
+                else:
+                    counts += [n for _, n in decoders[name].generate(
+                        batch, max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p, seed=seed)]
             elapsed = time.perf_counter() - started
             totals[name][0] += elapsed
             totals[name][1] += sum(counts)
-            print(f"round {r} {name:8s} {len(texts)} rows, {sum(counts)} new tokens, {elapsed:.1f} s, "
+            print(f"round {r} {name:8s} {len(texts)} seqs, {sum(counts)} new tokens, {elapsed:.1f} s, "
                   f"{sum(counts) / elapsed:.1f} tok/s, {len(texts) / elapsed:.2f} seq/s", flush=True)
     seq = {k: args.rounds * len(texts) / v[0] for k, v in totals.items()}
     tok_s = {k: v[1] / v[0] for k, v in totals.items()}
-    print(f"generate: {seq['generate']:.2f} seq/s {tok_s['generate']:.1f} tok/s | spade: {seq['spade']:.2f} seq/s "
-          f"{tok_s['spade']:.1f} tok/s | speed-up (seq/s) {seq['spade'] / seq['generate']:.2f}x")
+    print(" | ".join(f"{k}: {seq[k]:.2f} seq/s {tok_s[k]:.1f} tok/s" for k in ENGINES))
+    print(f"static vs generate: {seq['static'] / seq['generate']:.2f}x seq/s, "
+          f"{tok_s['static'] / tok_s['generate']:.2f}x tok/s | static vs previous SPADE decoder (hf): "
+          f"{seq['static'] / seq['hf']:.2f}x seq/s, {tok_s['static'] / tok_s['hf']:.2f}x tok/s")
+    print(f"weight refresh after an update: {refresh_seconds(policy, decoders['static']):.3f} s")
 
 
 if __name__ == "__main__":
