@@ -28,6 +28,9 @@ def _texts(policy, easy_tasks):
     return [policy.prompt_text(easy_tasks[0], 0), policy.prompt_text(easy_tasks[1], 1)]
 
 
+SHORT = ["def add(a, b):\n    return", "# Reverse a string in Python\ndef rev(s):"]  # unequal lengths: padded
+
+
 def test_greedy_tokens_match_unbatched_generate_for_prompts_of_different_lengths(policy, easy_tasks):
     texts = [policy.prompt_text(easy_tasks[0], 0), policy.prompt_text(easy_tasks[1], 1),
              policy.prompt_text(easy_tasks[0], 0)]
@@ -72,7 +75,7 @@ def test_bfloat16_logits_stay_close_to_the_reference_forward(policy, easy_tasks)
 
 def test_logits_follow_the_weights_after_an_optimizer_step(policy, easy_tasks):
     model = copy.deepcopy(policy.model)
-    texts = _texts(policy, easy_tasks)
+    texts = SHORT
     decoder = StaticDecoder(model, policy.tokenizer, _closed_after_code)
     before = decoder.last_logits(texts)
     torch.testing.assert_close(before, _reference_logits(policy.tokenizer, model, texts), atol=2e-3, rtol=1e-4)
@@ -91,7 +94,7 @@ def test_lora_logits_follow_an_optimizer_step_and_an_adapter_load(policy, easy_t
     targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     model = get_peft_model(copy.deepcopy(policy.model), LoraConfig(r=4, lora_alpha=8, target_modules=targets))
     model.eval()
-    texts = _texts(policy, easy_tasks)
+    texts = SHORT
     decoder = StaticDecoder(model, policy.tokenizer, _closed_after_code)
     start = decoder.last_logits(texts)
     _train_step(model, policy.tokenizer, texts, [p for p in model.parameters() if p.requires_grad])
