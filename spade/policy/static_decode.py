@@ -7,7 +7,8 @@ decoder, kept as `sampling.engine: hf`); where the time goes differently (bench/
   q|k|v and gate|up run as one matrix product each (`spade.policy.live_weights`);
 - decode attention is two batched products per layer over the whole cache with grouped query heads (measured
   ~15x faster than SDPA's CPU kernel for one query), not a padded SDPA call;
-- the prefill runs once per distinct prompt, the LM head only on the last position;
+- the prefill runs once per distinct prompt, in groups of similar length (little padding), the LM head only on
+  the last position;
 - nucleus sampling looks at the top 64 tokens and sorts the whole vocabulary only for rows whose nucleus is
   wider; one uniform per row per step draws the token (inverse CDF), so no full-vocabulary random numbers;
 - finished rows are dropped from the batch when a quarter of it has finished (not every step: compacting the
@@ -25,6 +26,7 @@ from spade.policy.live_weights import LiveWeights, Projection, fingerprint, snap
 
 StopTest = Callable[[str], bool]
 NUCLEUS_CANDIDATES = 64
+PREFILL_SPREAD = 12
 
 
 class StaticDecoder:
@@ -58,7 +60,9 @@ class StaticDecoder:
         ids, mask = enc["input_ids"], enc["attention_mask"].bool()
         with torch.inference_mode():
             cache = torch.empty(len(w.layers), 2, len(texts), w.kv_heads, ids.shape[1], w.head_dim, dtype=w.dtype)
-            return _prefill(w, ids, mask, _rope_table(w, ids.shape[1]), cache, torch.arange(len(texts)))
+            every = torch.arange(len(texts))
+            logits = _prefill(w, ids, mask, _rope_table(w, ids.shape[1]), cache, every, every, 0)
+            return logits
 
     def generate(self, texts: Sequence[str], *, max_new_tokens: int, temperature: float, top_p: float,
                  seed: int) -> list[tuple[str, int]]:
@@ -78,7 +82,14 @@ class StaticDecoder:
             # Zeroed, not empty: decode attention reads every column (masked ones too) and 0 * NaN would leak.
             cache = torch.zeros(len(w.layers), 2, len(texts), w.kv_heads, width + max_new_tokens, w.head_dim,
                                 dtype=w.dtype)
-            logits = _prefill(w, ids, mask, rope, cache, source)[source]
+            logits = torch.empty(len(texts), w.head.shape[0])
+            for group in _length_groups(mask.sum(dim=1).tolist()):
+                members = torch.isin(source, torch.tensor(group)).nonzero().flatten()  # rows of these prompts
+                local = {g: k for k, g in enumerate(group)}
+                prompt_of = torch.tensor([local[int(source[r])] for r in members])
+                start = width - int(mask[group].sum(dim=1).max())
+                out = _prefill(w, ids[group, start:], mask[group, start:], rope, cache, members, prompt_of, start)
+                logits[members] = out[prompt_of]
             bias = torch.full((len(texts), width + max_new_tokens), float("-inf"))
             bias[:, :width] = torch.where(mask[source], 0.0, float("-inf"))  # columns not yet written stay -inf
             positions = mask.sum(dim=1)[source]  # the next token's position in each row
@@ -155,9 +166,22 @@ def _mlp(x: Any, w: LiveWeights, layer: Any) -> Any:
     return _project(torch.nn.functional.silu(gate) * up, layer.down)
 
 
-def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: Any, source: Any) -> Any:
-    """Run the left-padded distinct prompts, write their keys/values to the rows that share them, return the
-    float32 logits of each prompt's last position."""
+def _length_groups(lengths: list[int], spread: int = PREFILL_SPREAD) -> list[list[int]]:
+    """Prompt indices grouped by token length (each group within `spread` tokens), so that a group's prefill pads
+    little: padding to the batch's longest prompt wasted ~12% of the prefill on the loop's prompts."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda i: (lengths[i], i)):
+        if groups and lengths[i] - lengths[groups[-1][0]] <= spread:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: Any, rows: Any, source: Any,
+             start: int) -> Any:
+    """Run left-padded prompts, write their keys/values to cache `rows` (row r takes prompt source[r]) at
+    columns start.., and return the float32 logits of each prompt's last position [prompts, vocab]."""
     import torch
 
     n, width = ids.shape
@@ -175,8 +199,8 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
         q = _rotate(q.view(n, width, w.heads, w.head_dim).transpose(1, 2), cos, sin)
         k = _rotate(k.view(n, width, w.kv_heads, w.head_dim).transpose(1, 2), cos, sin)
         v = v.view(n, width, w.kv_heads, w.head_dim).transpose(1, 2)
-        cache[i, 0, :, :, :width] = k[source]
-        cache[i, 1, :, :, :width] = v[source]
+        cache[i, 0, rows, :, start:start + width] = k[source]
+        cache[i, 1, rows, :, start:start + width] = v[source]
         a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)
         x = x + _project(a.transpose(1, 2).reshape(n, width, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
