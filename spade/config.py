@@ -47,7 +47,8 @@ class ExecutorConfig(_Section):
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
     backend: Literal["local", "ray"] = "local"
     """local: the workers are child processes of this process. ray: each worker is a Ray actor owning one
-    fork-server worker, on any node of a Ray cluster (`pip install -e '.[ray]'`); same results and events."""
+    fork-server worker, on any node of a Ray cluster (`pip install -e '.[ray]'`); same results and events. Used by
+    `spade run`, `spade eval` and `spade serve`; the one-off commands (exec, validate, check...) stay local."""
     ray_address: str = ""
     """backend ray: '' starts a Ray instance in this process (or joins RAY_ADDRESS if set), 'auto' joins the cluster
     `ray start` made on this node, 'HOST:6379' or 'ray://HOST:10001' a remote one."""

@@ -37,7 +37,7 @@ def eval_command(
     """Evaluate and print; n defaults to max(ks); temperature to 0 (greedy) for n = 1, else sampling's."""
     from spade.evaluate.evaluator import evaluate, grade_samples
     from spade.evaluate.suites import load_suite
-    from spade.sandbox import SandboxPool
+    from spade.sandbox.backend import open_pool
 
     ks = check_ks(ks, n)
     if samples_path is not None and (checkpoint is not None or n is not None or temperature is not None):
@@ -49,7 +49,7 @@ def eval_command(
     if samples_path is None and limit > 0:  # graded samples pick their own tasks: a limit would refuse some
         tasks = tasks[:limit]
     label = suite_label(suite)
-    with SandboxPool(cfg.executor) as pool:
+    with open_pool(cfg.executor) as pool:
         if samples_path is not None:
             report = grade_samples(pool, tasks, samples_path, ks=ks, suite=label)
             _check_graded_ks(report, ks, samples_path)

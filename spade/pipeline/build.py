@@ -21,7 +21,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     from spade.dedup import DedupIndex
     from spade.evaluate.suites import in_distribution, load_suite
     from spade.generate.registry import resolve_families
-    from spade.sandbox import SandboxPool
+    from spade.sandbox.backend import open_pool
     from spade.train.checkpoint import load_checkpoint
     from spade.train.gate import EvalGate
     from spade.train.rft import RftTrainer
@@ -47,7 +47,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     reserved = [t for name, tasks in ((cfg.eval.suite, suite), (cfg.eval.gate_suite, gate_suite))
                 if not in_distribution(name) for t in tasks]
     dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
-    with SandboxPool(cfg.executor) as pool:
+    with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
         stream = TaskStream()

@@ -15,7 +15,7 @@ from tests.sandbox.conftest import CFG, CORRECT, secret_task
 from tests.sandbox.test_hostile import HOSTILE
 
 ray = pytest.importorskip("ray")  # the `ray` extra; about 35 s here, most of it starting Ray
-RAY_CFG = CFG.model_copy(update={"backend": "ray", "workers": 2})
+RAY_CFG = CFG.model_copy(update={"backend": "ray", "workers": 2, "ray_cpus_per_worker": 0.5})
 CANDIDATES = {
     "correct": CORRECT,
     "wrong": "def solve(n):\n    return 'SECRET-0'\n",
@@ -98,3 +98,20 @@ def test_an_actor_killed_during_a_job_gives_internal_error_and_is_replaced(ray_p
     assert [f.result().verdict for f in futures] == [ProgramVerdict.EXITED] * 2
     assert ray_pool.score(secret_task(), CORRECT).score == 1.0
     assert {info["pid"] for info in ray_pool.placement.values()}.isdisjoint(info["pid"] for info in dead.values())
+
+
+def test_spade_eval_grades_on_ray_actors_with_the_local_figures(ray_pool, tmp_path):
+    """`spade eval` (like `spade run` and `spade serve`) opens its pool by executor.backend."""
+    import json
+
+    from spade.config import SpadeConfig
+    from spade.evaluate.commands import eval_command
+
+    right = "def sum_evens(nums):\n    return sum(n for n in nums if n % 2 == 0)\n"
+    samples = tmp_path / "s.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": "builtin/sum_evens", "completion": c}) + "\n"
+                               for c in (right, "def sum_evens(nums):\n    return sum(nums)\n")))
+    cfg = SpadeConfig(executor=RAY_CFG.model_copy(update={"workers": 1}))
+    assert eval_command("builtin", None, [1, 2], samples, None, None, cfg, run_dir=tmp_path / "run") == 0
+    report = json.loads((tmp_path / "run" / "evals" / "builtin-samples-s.json").read_text())
+    assert report["pass_at_k"] == {"1": 0.5, "2": 1.0}
