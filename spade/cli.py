@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("run_dir")
     ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf"])
     ex.add_argument("--out")
+    ex.add_argument("--tokenizer", help="openrlhf: render `input` with this local tokenizer directory's chat template "
+                    "('embedded': SmolLM2's); default: chat messages, for OpenRLHF's --data.apply_chat_template")
+    ex.add_argument("--verl-code-truth", action="store_true", help="verl: also write verl's common code ground truth "
+                    "(inputs/outputs/fn_name, read by its prime_code and sandbox scorers) beside SPADE's")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a run")
     rp.add_argument("run_dir")
@@ -224,7 +228,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from spade.export.commands import export_command
 
-        return export_command(args.run_dir, args.format, args.out)
+        return export_command(args.run_dir, args.format, args.out, tokenizer=args.tokenizer,
+                              verl_code=args.verl_code_truth)
     if args.command == "report":
         from spade.report import report_command
 

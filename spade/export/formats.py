@@ -1,9 +1,9 @@
 """One row builder per export format, over a run's rollouts or tasks.
 
 In: `Rollout`s (sft, dpo) or `Task`s (grpo, verl, openrlhf). Out: JSON-ready dicts in each consumer's schema:
-TRL conversational SFT (`messages`) and DPO (`prompt`/`chosen`/`rejected`), TRL GRPO prompts (`prompt`, `task_id`),
-verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`). Prompts are SPADE's own (public tests only);
-hidden tests travel only as ground truth for the trainer's reward function.
+TRL conversational SFT (`messages`) and DPO (`prompt`/`chosen`/`rejected`), TRL GRPO prompts (`prompt`, `task_id`,
+`ground_truth`), verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`). Prompts are SPADE's own (public tests
+only); hidden tests travel only as ground truth for the trainer's reward function.
 """
 
 from __future__ import annotations
@@ -68,24 +68,29 @@ def dpo_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
 
 
 def grpo_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
-    """TRL GRPO prompts: conversational `prompt` plus `task_id`, which TRL passes to reward functions."""
-    return [{"prompt": prompt_messages(t), "task_id": t.task_id} for t in tasks]
+    """TRL GRPO prompts: conversational `prompt`, `task_id` and `ground_truth`; TRL passes the extra columns to
+    reward functions, so `spade.env.trl.SpadeReward` scores these rows without a run database."""
+    return [{"prompt": prompt_messages(t), "task_id": t.task_id, "ground_truth": ground_truth(t)} for t in tasks]
 
 
-def verl_rows(tasks: Sequence[Task], split: str = "train") -> list[dict[str, Any]]:
-    """verl's RL dataset rows; `reward_model.ground_truth` feeds `spade.export.reward_fn.compute_score`."""
+def verl_rows(tasks: Sequence[Task], split: str = "train", *, verl_code: bool = False) -> list[dict[str, Any]]:
+    """verl's RL dataset rows; `reward_model.ground_truth` feeds `spade.export.reward_fn.compute_score`, and with
+    `verl_code` also verl's own code scorers (`spade.export.truth.verl_code_truth`)."""
     return [
         {
             "data_source": DATA_SOURCE,
             "prompt": prompt_messages(t),
             "ability": "code",
-            "reward_model": {"style": "rule", "ground_truth": ground_truth(t)},
+            "reward_model": {"style": "rule", "ground_truth": ground_truth(t, verl_code=verl_code)},
             "extra_info": {"task_id": t.task_id, "split": split, "index": i},
         }
         for i, t in enumerate(tasks)
     ]
 
 
-def openrlhf_rows(tasks: Sequence[Task], render: Callable[[Prompt], str]) -> list[dict[str, Any]]:
-    """OpenRLHF prompt rows: `input` is the exact text the model continues, `label` the JSON ground truth."""
-    return [{"input": render(build_prompt(t)), "label": ground_truth(t), "task_id": t.task_id} for t in tasks]
+def openrlhf_rows(tasks: Sequence[Task], render: Callable[[Prompt], str] | None = None) -> list[dict[str, Any]]:
+    """OpenRLHF prompt rows, `label` the JSON ground truth. `input` is the chat messages (for OpenRLHF's
+    `--data.apply_chat_template`), or with `render` the exact text the model continues (the chat template of the
+    user's tokenizer, then the opening fence)."""
+    return [{"input": render(build_prompt(t)) if render else prompt_messages(t), "label": ground_truth(t),
+             "task_id": t.task_id} for t in tasks]

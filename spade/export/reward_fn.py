@@ -1,62 +1,77 @@
-"""SPADE's reward as an entry point for external trainers: verl's `compute_score` and OpenRLHF's `reward_func`.
+"""SPADE's reward as an entry point for external trainers: verl's `compute_score` (one answer, or a batch) and
+OpenRLHF's `reward_func`.
 
 In: the model's answer text and the ground truth JSON that `spade export` wrote (tests, hidden ones included).
-Out: the `spade.reward.compute_reward` total after running the extracted code in SPADE's sandbox.
-verl: custom_reward_function.path=<this file> custom_reward_function.name=compute_score.
-OpenRLHF: --remote_rm_url <this file> --label_key label. Env SPADE_CONFIG (a YAML path) sets executor and reward.
+Out: the `spade.reward.compute_reward` total after extracting, screening and running the code in SPADE's sandbox,
+with per-answer figures beside it (`spade.env.grading.Graded.summary`).
+verl (contract as of its 2026 releases): `custom_reward_function.path=<this file>` and `.name=compute_score`
+(`reward.custom_reward_function.*` in newer releases); with `reward_model.reward_manager=batch`, name
+`compute_score_batch`. OpenRLHF (>= 0.8.8): `--reward.remote_url <this file> --data.label_key label`.
+Env SPADE_CONFIG (a YAML path) sets the executor and reward sections.
 """
 
 from __future__ import annotations
 
-import atexit
-import os
-import threading
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from spade.config import SpadeConfig, load_config
+from spade.env.grading import Answer, Graded, grade_shared
 from spade.export.truth import task_from_ground_truth
-from spade.policy.extract import extract_code
-from spade.reward import compute_reward
+from spade.policy.prompts import ASSISTANT_PREFILL
 
-_lock = threading.Lock()
-_state: dict[str, Any] = {}
-
-
-def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None) -> float:
-    """verl's custom reward signature. `solution_str` is the response alone; it writes its own code fence."""
-    return score_answer(solution_str, ground_truth, prefilled=False)
+def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
+                  **kwargs: Any) -> dict[str, float]:
+    """verl's custom reward signature: a dict whose `score` is the reward; the other keys are logged by verl.
+    `solution_str` is the response alone (verl's prompts end with the generation prompt, not inside a fence)."""
+    return _graded([Answer(_task(ground_truth), solution_str, prefilled=False)])[0].summary()
 
 
-def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[str]) -> Any:
-    """OpenRLHF's custom reward signature: queries are prompt + response; the prompt ends inside the fence."""
-    import torch
+def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
+                        extra_infos: Sequence[dict | None] | None = None, **kwargs: Any) -> list[dict[str, float]]:
+    """verl's batch reward manager's signature: one dict per answer, graded in parallel over the sandbox pool."""
+    answers = [Answer(_task(gt), text, prefilled=False)
+               for text, gt in zip(solution_strs, ground_truths, strict=True)]
+    return [g.summary() for g in _graded(answers)]
 
-    rewards = []
+
+def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
+    """OpenRLHF's custom reward function. A query is the prompt followed by the response; a prompt SPADE rendered
+    with a tokenizer ends inside the opening fence, one OpenRLHF rendered from messages does not.
+    Returns {"rewards": reward totals, "scores": pass fractions in [0, 1] (for dynamic filtering),
+    "extra_logs": batch means of the per-answer figures}."""
+    answers = []
     for query, prompt, label in zip(queries, prompts, labels, strict=True):
-        response = query[len(prompt):] if query.startswith(prompt) else query
-        rewards.append(score_answer(response, label, prefilled=query.startswith(prompt)))
-    return torch.tensor(rewards, dtype=torch.float32)
+        split = query.startswith(prompt)
+        response = query[len(prompt):] if split else query
+        answers.append(Answer(_task(label), response, prefilled=split and prompt.endswith(ASSISTANT_PREFILL)))
+    graded = _graded(answers)
+    logs = {k: sum(g.summary()[k] for g in graded) / len(graded) for k in graded[0].summary()} if graded else {}
+    return {
+        "rewards": _tensor([g.reward.total for g in graded]),
+        "scores": _tensor([g.reward.pass_fraction for g in graded]),
+        "extra_logs": {f"spade/{k}": v for k, v in logs.items()},
+    }
 
 
-def score_answer(text: str, ground_truth: str, *, prefilled: bool) -> float:
-    """Extract, run on every test (public and hidden) in the shared pool, and reward."""
-    task = task_from_ground_truth(ground_truth)
-    code = extract_code(text, task.entry_point, prefilled=prefilled)
-    pool, cfg = _pool()
-    result = pool.score(task, code)  # empty code comes back a no-entry-point verdict: a format failure
-    return compute_reward(task, code, result, cfg.reward).total
+def score_answer(text: str, ground_truth: Any, *, prefilled: bool) -> float:
+    """One answer's reward total."""
+    return _graded([Answer(_task(ground_truth), text, prefilled)])[0].reward.total
 
 
-def _pool() -> tuple[Any, SpadeConfig]:
-    """The module's sandbox pool, started on first use (trainers import this file in processes we do not own)."""
-    with _lock:
-        if "pool" not in _state:
-            from spade.sandbox import SandboxPool
+def _task(ground_truth: Any) -> Any:
+    """SPADE's ground truth as the string the exporter wrote, or already parsed by the trainer's data loader."""
+    return task_from_ground_truth(ground_truth if isinstance(ground_truth, str) else json.dumps(ground_truth))
 
-            cfg = load_config(os.environ.get("SPADE_CONFIG") or None)
-            _state["cfg"] = cfg
-            _state["pool"] = SandboxPool(cfg.executor)
-            atexit.register(_state["pool"].close)
-        return _state["pool"], _state["cfg"]
 
+def _tensor(values: list[float]) -> Any:
+    """A float32 tensor where torch is installed (OpenRLHF's documented type), else the list."""
+    try:
+        import torch
+    except ImportError:
+        return values
+    return torch.tensor(values, dtype=torch.float32)
+
+
+def _graded(answers: list[Answer]) -> list[Graded]:
+    return grade_shared(answers)

@@ -2,11 +2,16 @@
 
 In: a `Task`. Out: JSON holding the entry point, difficulty, public and hidden tests and the reference's CPU time
 (what `spade.reward.compute_reward` needs). Training-side data only: it is never placed in a prompt.
+With `verl_code=True` the same object also carries verl's common code format (the APPS-style call-based form its
+`prime_code` and SandboxFusion scorers read): `fn_name`, and per test `inputs[i]` (one JSON value per argument, one
+per line) and `outputs[i]` (the JSON of the return value). Tasks whose values JSON cannot carry exactly (tuples,
+sets, non-string keys, non-finite floats) or whose function takes no argument get SPADE's keys only.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from spade.errors import TaskFormatError
@@ -15,7 +20,7 @@ from spade.records import Task, TestCase
 VERSION = 1
 
 
-def ground_truth(task: Task) -> str:
+def ground_truth(task: Task, *, verl_code: bool = False) -> str:
     """The JSON ground truth of `task` (sorted keys, so equal tasks give equal strings)."""
     data: dict[str, Any] = {
         "spade_ground_truth": VERSION,
@@ -27,7 +32,35 @@ def ground_truth(task: Task) -> str:
     }
     if "reference_cpu_s" in task.params:
         data["reference_cpu_s"] = task.params["reference_cpu_s"]
+    if verl_code:
+        data.update(verl_code_truth(task) or {})
     return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def verl_code_truth(task: Task) -> dict[str, Any] | None:
+    """verl's call-based code ground truth over every test (public, then hidden); None when JSON cannot carry the
+    task's values exactly, or the function takes no argument (an empty input line would not parse)."""
+    cases = (*task.test_cases, *task.hidden_test_cases)
+    if not cases or not all(c.args and all(map(_json_exact, c.args)) and _json_exact(c.expected) for c in cases):
+        return None
+    return {
+        "fn_name": task.entry_point,
+        "inputs": ["\n".join(json.dumps(a, ensure_ascii=False) for a in c.args) for c in cases],
+        "outputs": [json.dumps(c.expected, ensure_ascii=False) for c in cases],
+    }
+
+
+def _json_exact(value: Any) -> bool:
+    """JSON gives `value` back with the same types (a tuple would come back a list, a set not at all)."""
+    if value is None or type(value) in (str, bool, int):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(map(_json_exact, value))
+    if type(value) is dict:
+        return all(type(k) is str and _json_exact(v) for k, v in value.items())
+    return False
 
 
 def task_from_ground_truth(text: str) -> Task:

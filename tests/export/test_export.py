@@ -48,10 +48,12 @@ def test_dpo_pairs_a_passing_answer_with_each_failing_one_of_the_same_task(run_d
     }
 
 
-def test_grpo_lists_every_task_prompt_with_its_id(run_dir: Path, tmp_path: Path) -> None:
+def test_grpo_lists_every_task_prompt_with_its_id_and_ground_truth(run_dir: Path, tmp_path: Path) -> None:
     rows = _jsonl(export_run(run_dir, "grpo", tmp_path / "grpo.jsonl")[0])
     assert [r["task_id"] for r in rows] == [SUM_EVENS.task_id, COUNT_VOWELS.task_id]
     assert all([m["role"] for m in r["prompt"]] == ["system", "user"] for r in rows)
+    assert task_from_ground_truth(rows[0]["ground_truth"]).hidden_test_cases == SUM_EVENS.hidden_test_cases
+    assert not any(line in json.dumps(rows[0]["prompt"]) for line in _hidden_lines(SUM_EVENS))
 
 
 def test_verl_parquet_carries_hidden_tests_only_as_ground_truth(run_dir: Path) -> None:
@@ -69,12 +71,35 @@ def test_verl_parquet_carries_hidden_tests_only_as_ground_truth(run_dir: Path) -
     assert not any(line in prompt_text for line in _hidden_lines(SUM_EVENS))
 
 
-def test_openrlhf_input_is_the_rendered_prompt_ending_inside_the_fence(run_dir: Path, tmp_path: Path) -> None:
+def test_openrlhf_input_is_chat_messages_for_its_chat_template_option(run_dir: Path, tmp_path: Path) -> None:
     rows = _jsonl(export_run(run_dir, "openrlhf", tmp_path / "o.jsonl")[0])
     assert len(rows) == 2
-    assert rows[0]["input"].endswith("```python\n") and "<|im_start|>" in rows[0]["input"]
+    assert [m["role"] for m in rows[0]["input"]] == ["system", "user"]
     assert rows[0]["label"] == ground_truth(SUM_EVENS)
+    assert not any(line in json.dumps(rows[0]["input"]) for line in _hidden_lines(SUM_EVENS))
+
+
+def test_openrlhf_input_rendered_with_a_named_tokenizer_ends_inside_the_fence(run_dir: Path, tmp_path: Path) -> None:
+    rows = _jsonl(export_run(run_dir, "openrlhf", tmp_path / "o.jsonl", tokenizer="embedded")[0])
+    assert rows[0]["input"].endswith("```python\n") and "<|im_start|>" in rows[0]["input"]
     assert not any(line in rows[0]["input"] for line in _hidden_lines(SUM_EVENS))
+
+
+def test_a_tokenizer_that_is_not_a_directory_is_named_in_one_line(run_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--tokenizer Qwen/Qwen2.5-Coder-7B: not a directory"):
+        export_run(run_dir, "openrlhf", tokenizer="Qwen/Qwen2.5-Coder-7B")
+    with pytest.raises(ConfigError, match="no tokenizer could be loaded"):
+        export_run(run_dir, "openrlhf", tokenizer=str(tmp_path))
+    with pytest.raises(ConfigError, match="does not apply to --format sft"):
+        export_run(run_dir, "sft", tokenizer="embedded")
+
+
+def test_verl_export_can_carry_verls_code_ground_truth(run_dir: Path, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    path, _ = export_run(run_dir, "verl", tmp_path / "v.parquet", verl_code=True)
+    truth = json.loads(pq.read_table(str(path)).to_pylist()[0]["reward_model"]["ground_truth"])
+    assert truth["fn_name"] == "sum_evens" and truth["spade_ground_truth"] == 1
 
 
 def test_export_command_reports_rows_and_exits_zero(run_dir: Path, tmp_path: Path, capsys) -> None:
