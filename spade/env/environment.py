@@ -1,0 +1,383 @@
+"""SPADE as an environment an outside trainer drives: draw tasks, grade answers, report them.
+
+In: a run directory (made here, or by `spade run`). Out: tasks drawn at the controller's current difficulties (with
+the replay share), graded answers, and per report one committed iteration: rollouts, the controller's observations
+and decisions, metrics and audit rows, exactly the records `spade run` writes, so `spade status/report/doctor` and
+`spade run --resume` read an environment's run like a loop's.
+Every piece of state lives in the run's SQLite database; each draw and each report is one transaction, so threads
+and processes (a trainer's reward workers) may share a run, and a crash loses at most the calls in flight. Drawn
+tasks are stored at once (under the iteration still open), so any process can grade them by id.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spade.config import SpadeConfig
+from spade.env.grading import Answer, Graded, grade
+from spade.errors import ConfigError
+from spade.records import Candidate, Decision, Task
+from spade.store import IterationWrite, RunStore
+
+EXTERNAL = "external"  # the controller's family for tasks without a procedural family (as in spade.pipeline.stages)
+DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """A task handed to the trainer: the task, why it was drawn (generated | replay) and the iteration it opened in."""
+
+    task: Task
+    origin: str
+    iteration: int
+
+    def messages(self, variant: int = 0) -> list[dict[str, str]]:
+        """The chat prompt SPADE's own loop would show (public tests only)."""
+        from spade.policy.prompts import build_prompt
+
+        return [dict(m) for m in build_prompt(self.task, variant).messages]
+
+    def row(self, variant: int = 0) -> dict[str, Any]:
+        """A dataset row for TRL (and the GRPO export): conversational `prompt`, `task_id`, `ground_truth`."""
+        from spade.export.truth import ground_truth
+
+        return {"prompt": self.messages(variant), "task_id": self.task.task_id, "ground_truth": ground_truth(self.task)}
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What one report committed: its iteration, the controller's decisions, and the iteration's metrics."""
+
+    iteration: int
+    decisions: tuple[Decision, ...]
+    metrics: dict[str, float]
+    committed: bool = True  # False: the key was reported before; nothing was counted twice
+
+
+@dataclass
+class _Local:
+    """Per process and thread: an SQLite connection (connections are not shared across threads or forks)."""
+
+    pid: int = -1
+    store: RunStore | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Environment:
+    """An open SPADE environment on one run directory. Thread-safe and usable from several processes at once;
+    pickles as its run directory (a worker that unpickles it reopens the run)."""
+
+    def __init__(self, run_dir: str | Path, config: SpadeConfig | None = None) -> None:
+        from spade.pipeline.rundir import CONFIG_NAME, create_run, open_run
+        from spade.store import DB_NAME
+
+        self.run_dir = Path(run_dir)
+        if (self.run_dir / DB_NAME).is_file():
+            store, self.config = open_run(self.run_dir)
+            store.close()
+            if config is not None and config != self.config:
+                raise ConfigError(f"{self.run_dir} already holds a run with its own {CONFIG_NAME}; open it without a "
+                                  "config, or give a new run directory for this config")
+        else:
+            self.config = config or SpadeConfig()
+            create_run(self.run_dir, self.config).close()
+        self._lock = threading.Lock()  # guards the per-process state below (held briefly)
+        self._draw_lock = threading.Lock()  # one draw at a time per process: draws share the dedup index
+        self._local = threading.local()
+        self._pid = -1
+        self._pool: Any = None
+        self._dedup: Any = None
+        self._dedup_rowid = 0
+        self._tasks: dict[str, Task] = {}
+
+    @classmethod
+    def open(cls, run_dir: str | Path, config: SpadeConfig | None = None) -> Environment:
+        """Open the environment on `run_dir`, creating the run (with `config`, default the defaults) if none is there."""
+        return cls(run_dir, config)
+
+    # --- pickling: a run directory, reopened on the other side ---------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        return {"run_dir": str(self.run_dir)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["run_dir"])  # type: ignore[misc]
+
+    # --- per-process resources ---------------------------------------------------------------------------
+    def _store(self) -> RunStore:
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid() or local.store is None:
+            local.pid, local.store = os.getpid(), RunStore(self.run_dir)
+        return local.store
+
+    def _process(self) -> None:
+        """Start this process's sandbox pool (a forked child never uses its parent's)."""
+        if self._pid != os.getpid():
+            from spade.sandbox import SandboxPool
+
+            self._pid, self._pool, self._dedup, self._dedup_rowid = os.getpid(), SandboxPool(self.config.executor), None, 0
+            self._tasks = {}
+            atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stop this process's sandbox pool and close this thread's database connection."""
+        with self._lock:
+            if self._pool is not None and self._pid == os.getpid():
+                self._pool.close()
+            self._pool, self._pid = None, -1
+        store = getattr(self._local, "store", None)
+        if store is not None:
+            store.close()
+            self._local.store = None
+
+    def __enter__(self) -> Environment:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the controller, as last committed -----------------------------------------------------------------
+    def controller(self) -> Any:
+        """The co-evolution controller as the last committed iteration left it (a fresh one before any report)."""
+        from spade.curriculum import Controller
+
+        store = self._store()
+        last = store.last_iteration()
+        state = store.state_after(last) if last >= 0 else {}
+        return _controller(self.config, state)
+
+    def difficulties(self) -> dict[str, float]:
+        """Each family's current target difficulty."""
+        return {name: s.difficulty for name, s in sorted(self.controller().families.items())}
+
+    # --- draw ----------------------------------------------------------------------------------------------
+    def draw(self, count: int | None = None) -> list[Drawn]:
+        """`count` tasks (default generation.tasks_per_iteration): fresh ones validated and deduplicated at the
+        controller's current difficulties, plus the replay share (evolution.replay_ratio) of earlier tasks."""
+        from spade.generate.registry import resolve_families
+        from spade.pipeline.stages import Engine, make_tasks
+
+        cfg = self.config
+        count = cfg.generation.tasks_per_iteration if count is None else count
+        if count < 1:
+            raise ConfigError(f"draw count = {count}: ask for at least 1 task")
+        store = self._store()
+        draw_no = store.next_count("draws")
+        with self._draw_lock:
+            with self._lock:
+                self._process()
+                pool = self._pool
+            self._refresh_dedup(store)
+            llm = cfg.generation.proposer == "llm"
+            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families)]
+            gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
+            engine = Engine(cfg=cfg.model_copy(update={"generation": gen}), store=store, pool=pool, policy=None,
+                            trainer=None, controller=self.controller(), dedup=self._dedup, eval_tasks=[],
+                            families=families, proposer=_proposer(cfg) if llm else None)
+            w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
+            make_tasks(engine, w)
+            fresh = [t for t, origin in w.tasks if origin == "generated"]
+            iteration, stored, self._dedup_rowid = store.add_drawn(
+                self._dedup_rowid, lambda newer: self._accept(fresh, newer), w.rejections, w.audit)
+        with self._lock:
+            self._tasks.update((t.task_id, t) for t in stored)
+        replayed = [Drawn(t, "replay", iteration) for t, origin in w.tasks if origin == "replay"]
+        return [Drawn(t, "generated", iteration) for t in stored] + replayed
+
+    def _refresh_dedup(self, store: RunStore) -> None:
+        """The dedup index as the loop builds it (reserved foreign eval suites + every stored task), kept current."""
+        from spade.dedup import DedupIndex
+
+        if self._dedup is None:
+            self._dedup = DedupIndex.from_tasks(_reserved(self.config), threshold=self.config.generation.dedup_threshold)
+            self._dedup_rowid = 0
+        self._dedup_rowid, newer = store.tasks_after(self._dedup_rowid)
+        for task in newer:
+            self._dedup.add(task)
+
+    def _accept(self, fresh: list[Task], newer: list[Task]) -> tuple[list[Task], list[tuple[str, str, float, str, str]]]:
+        """Under the write lock: drop drawn tasks that duplicate one another process stored since our index was read."""
+        from spade.dedup import DedupIndex
+
+        if not newer:
+            return fresh, []
+        index = DedupIndex.from_tasks(newer, threshold=self.config.generation.dedup_threshold)
+        keep, rejected = [], []
+        for task in fresh:
+            verdict = index.check(task)
+            if verdict.duplicate:
+                rejected.append((task.task_id, task.family, task.difficulty, f"duplicate_{verdict.kind}",
+                                 f"duplicate of {verdict.of}"))
+            else:
+                keep.append(task)
+        for task in newer:
+            self._dedup.add(task)
+        return keep, rejected
+
+    # --- grade ---------------------------------------------------------------------------------------------
+    def task(self, task_id: str) -> Task:
+        """A stored task by id (drawn by any process)."""
+        with self._lock:
+            cached = self._tasks.get(task_id)
+        if cached is not None:
+            return cached
+        task = self._store().task(task_id)
+        with self._lock:
+            self._tasks[task_id] = task
+        return task
+
+    def score(self, tasks: Sequence[Task | str], completions: Sequence[str], *, prefilled: bool = False
+              ) -> list[Graded]:
+        """Grade each completion on its task (a `Task` or a stored task id) as `spade run` does; records nothing.
+        `prefilled`: the prompts ended inside the opening code fence (SPADE's rendered text prompts do)."""
+        resolved = [t if isinstance(t, Task) else self.task(t) for t in tasks]
+        answers = [Answer(t, c, prefilled) for t, c in zip(resolved, completions, strict=True)]
+        with self._lock:
+            self._process()
+            pool = self._pool
+        return grade(pool, self.config.reward, answers)
+
+    # --- report --------------------------------------------------------------------------------------------
+    def report(self, graded: Sequence[Graded], *, model: str = "external", variants: Sequence[int] | None = None,
+               new_tokens: Sequence[int] | None = None, key: str | None = None) -> Report:
+        """Commit graded answers as one iteration: the controller observes each task's successes and may move; the
+        rollouts, decisions, metrics and audit rows are written as `spade run` writes them. `key` makes a retried
+        report count once. An empty report commits nothing."""
+        if not graded:
+            return Report(iteration=self._store().last_iteration(), decisions=(), metrics={}, committed=False)
+        variants = list(variants) if variants is not None else [0] * len(graded)
+        new_tokens = list(new_tokens) if new_tokens is not None else [0] * len(graded)
+        store = self._store()
+        started = time.time()
+        w, committed = store.commit_next(
+            lambda i, state: _iteration(self.config, store, i, state, graded, model, variants, new_tokens, started),
+            key=key)
+        if committed:
+            self._after_commit(store, w)
+        return Report(w.iteration, tuple(w.decisions), dict(w.metrics), committed)
+
+    def step(self, tasks: Sequence[Task | str], completions: Sequence[str], *, prefilled: bool = False,
+             model: str = "external", variants: Sequence[int] | None = None, new_tokens: Sequence[int] | None = None,
+             key: str | None = None) -> tuple[list[Graded], Report]:
+        """`score` then `report`: what a trainer's reward function calls once per batch."""
+        graded = self.score(tasks, completions, prefilled=prefilled)
+        return graded, self.report(graded, model=model, variants=variants, new_tokens=new_tokens, key=key)
+
+    def _after_commit(self, store: RunStore, w: IterationWrite) -> None:
+        """The run directory's files beside the database, as the loop keeps them (metrics.jsonl, sinks)."""
+        from spade.pipeline.rundir import export_metrics
+
+        with self._lock, _run_file_lock(self.run_dir):
+            export_metrics(store)
+            sinks = self._sinks()
+            if sinks is not None:
+                sinks.write(w.iteration, w.metrics)
+
+    def _sinks(self) -> Any:
+        if not (self.config.run.tensorboard or self.config.run.mlflow):
+            return None
+        if getattr(self, "_sink_pid", None) != os.getpid():
+            from spade.pipeline.sinks import MetricSinks
+
+            self._sink, self._sink_pid = MetricSinks(self.config.run, self.run_dir), os.getpid()
+        return self._sink
+
+
+def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[str, Any], graded: Sequence[Graded],
+               model: str, variants: list[int], new_tokens: list[int], started: float) -> IterationWrite:
+    """One report as the iteration `spade run` would have committed (under the write lock, from the last state)."""
+    from spade.audit import audit_result
+    from spade.policy.prompts import build_prompt
+
+    controller = _controller(cfg, state)
+    seen = store.uses(sorted({g.answer.task.task_id for g in graded}))  # attempted before: this use is a replay
+    w = IterationWrite(iteration=iteration, started_at=started)
+    per_task: dict[str, int] = {}
+    by_task: dict[str, tuple[Task, list[float]]] = {}
+    for g, variant, tokens in zip(graded, variants, new_tokens, strict=True):
+        task = g.answer.task
+        k = per_task[task.task_id] = per_task.get(task.task_id, -1) + 1
+        prompt = build_prompt(task, variant)
+        cand = Candidate(candidate_id=f"{task.task_id}:{iteration}:{k}", task_id=task.task_id,
+                         completion=g.answer.text, code=g.code, model=model, prompt_hash=prompt.hash,
+                         prompt_variant=prompt.variant, new_tokens=int(tokens))
+        w.rollouts.append((cand, g.result, g.reward))
+        w.audit.append(("candidate", cand.candidate_id, model, prompt.hash,
+                        audit_result(g.result.status.value, g.findings, g.result.events)))
+        by_task.setdefault(task.task_id, (task, []))[1].append(float(g.passed))
+    for task_id, (task, wins) in by_task.items():
+        w.task_uses.append((task_id, "replay" if task_id in seen else "generated"))
+        controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
+    w.decisions = controller.maybe_adjust()
+    w.metrics = _metrics(store, iteration, w, controller)
+    w.state = {**state, "controller": controller.to_state(),
+               "env": {"reports": int(state.get("env", {}).get("reports", 0)) + 1}}
+    return w
+
+
+def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any) -> dict[str, float]:
+    """The loop's per-iteration metrics (spade.pipeline.loop.iteration_metrics) for a report."""
+    rollouts = w.rollouts
+    n = len(rollouts)
+    counts = store.query("SELECT (SELECT COUNT(*) FROM tasks WHERE iteration = ?),"
+                         " (SELECT COUNT(*) FROM rejections WHERE iteration = ?)", (iteration, iteration))[0]
+    m: dict[str, float] = {
+        "tasks_accepted": float(counts[0]),
+        "tasks_replayed": float(sum(origin == "replay" for _, origin in w.task_uses)),
+        "tasks_rejected": float(counts[1]),
+        "rollouts": float(n),
+        "pass_rate": sum(r.status.value == "passed" for _, r, _ in rollouts) / n,
+        "mean_reward": sum(rw.total for _, _, rw in rollouts) / n,
+        "timeout_share": sum(r.timed_out for _, r, _ in rollouts) / n,
+        "hardcoding_suspected": float(sum(rw.hardcoding_suspected for _, _, rw in rollouts)),
+        "no_code_share": sum(not c.code for c, _, _ in rollouts) / n,
+    }
+    for name, s in controller.families.items():
+        m[f"difficulty/{name}"] = s.difficulty
+    return m
+
+
+def _controller(cfg: SpadeConfig, state: dict[str, Any]) -> Any:
+    from spade.curriculum import Controller
+    from spade.generate.registry import resolve_families
+
+    if state.get("controller"):
+        return Controller.from_state(cfg.evolution, state["controller"])
+    llm = cfg.generation.proposer == "llm"
+    return Controller(cfg.evolution, [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families)])
+
+
+def _reserved(cfg: SpadeConfig) -> list[Task]:
+    """Foreign evaluation suites are reserved whole in the dedup index, as spade.pipeline.build does."""
+    from spade.evaluate.suites import in_distribution, load_suite
+
+    return [t for name in dict.fromkeys((cfg.eval.suite, cfg.eval.gate_suite)) if not in_distribution(name)
+            for t in load_suite(name)]
+
+
+def _proposer(cfg: SpadeConfig) -> Any:
+    from spade.pipeline.build import make_proposer
+
+    return make_proposer(cfg)
+
+
+class _run_file_lock:
+    """An exclusive lock on RUN_DIR/.env.lock across processes, for rewriting the run directory's metrics files."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / ".env.lock"
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        self.fh = open(self.path, "a")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.close()  # closing releases the lock
