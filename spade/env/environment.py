@@ -22,11 +22,12 @@ from typing import Any
 
 from spade.config import SpadeConfig
 from spade.env.grading import Answer, Graded, grade
-from spade.errors import ConfigError
+from spade.errors import ConfigError, ValidationError
 from spade.records import Candidate, Decision, Task
 from spade.store import IterationWrite, RunStore
 
 EXTERNAL = "external"  # the controller's family for tasks without a procedural family (as in spade.pipeline.stages)
+RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
 
 
@@ -189,6 +190,16 @@ class Environment:
             self._tasks.update((t.task_id, t) for t in stored)
         replayed = [Drawn(t, "replay", iteration) for t, origin in w.tasks if origin == "replay"]
         return [Drawn(t, "generated", iteration) for t in stored] + replayed
+
+    def draw_some(self, count: int | None = None, attempts: int = 3) -> list[Drawn]:
+        """`draw`, retried when a draw yields nothing (every draft rejected or a duplicate); after `attempts` empty
+        draws in a row a ValidationError names where to look. For dataset streams that must not stall silently."""
+        for _ in range(attempts):
+            drawn = self.draw(count)
+            if drawn:
+                return drawn
+        raise ValidationError(f"{attempts} draws in a row gave no task (every draft was rejected or a duplicate); "
+                              f"see `spade status {self.run_dir}` for the rejection reasons")
 
     def _refresh_dedup(self, store: RunStore) -> None:
         """The dedup index as the loop builds it (reserved foreign eval suites + every stored task), kept current."""

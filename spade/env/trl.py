@@ -15,12 +15,8 @@ from typing import Any
 from spade.config import RewardConfig
 from spade.env.environment import Environment, Report
 from spade.env.grading import Answer, Graded, grade_shared
-from spade.errors import ValidationError
 from spade.export.truth import task_from_ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, PROMPT_VARIANTS
-
-
-EMPTY_DRAWS = 3
 
 
 class SpadeReward:
@@ -72,14 +68,9 @@ def live_dataset(env: Environment, draw_size: int | None = None) -> Any:
 
 
 def _rows(env: Environment, draw_size: int | None) -> Iterator[dict[str, Any]]:
-    served, empty = 0, 0
+    served = 0
     while True:
-        batch = env.draw(draw_size)
-        empty = 0 if batch else empty + 1
-        if empty == EMPTY_DRAWS:
-            raise ValidationError(f"{EMPTY_DRAWS} draws in a row gave no task (every draft was rejected or a duplicate); "
-                            f"see `spade status {env.run_dir}` for the rejection reasons")
-        for drawn in batch:
+        for drawn in env.draw_some(draw_size):
             yield {**drawn.row(served % PROMPT_VARIANTS), "prompt_variant": served % PROMPT_VARIANTS}
             served += 1
 

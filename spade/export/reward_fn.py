@@ -13,9 +13,12 @@ Env SPADE_CONFIG (a YAML path) sets the executor and reward sections.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
+from spade.env.environment import RUN_DIR_KEY
 from spade.env.grading import Answer, Graded, grade_shared
 from spade.export.truth import task_from_ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL
@@ -23,16 +26,34 @@ from spade.policy.prompts import ASSISTANT_PREFILL
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
                   **kwargs: Any) -> dict[str, float]:
     """verl's custom reward signature: a dict whose `score` is the reward; the other keys are logged by verl.
-    `solution_str` is the response alone (verl's prompts end with the generation prompt, not inside a fence)."""
-    return _graded([Answer(_task(ground_truth), solution_str, prefilled=False)])[0].summary()
+    `solution_str` is the response alone (verl's prompts end with the generation prompt, not inside a fence).
+    Rows from `spade.env.verl.SpadeDataset` name their run: the answer is also reported there (one iteration)."""
+    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[dict | None] | None = None, **kwargs: Any) -> list[dict[str, float]]:
-    """verl's batch reward manager's signature: one dict per answer, graded in parallel over the sandbox pool."""
-    answers = [Answer(_task(gt), text, prefilled=False)
-               for text, gt in zip(solution_strs, ground_truths, strict=True)]
-    return [g.summary() for g in _graded(answers)]
+    """verl's batch reward manager's signature: one dict per answer, graded in parallel over the sandbox pool.
+    Answers to rows of a live SPADE environment are reported to it, one iteration per run and call."""
+    infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
+    out: list[dict[str, float] | None] = [None] * len(solution_strs)
+    live: dict[str, list[int]] = {}
+    plain = []
+    for i, info in enumerate(infos):
+        run_dir = (info or {}).get(RUN_DIR_KEY) if isinstance(info, dict) else None
+        if run_dir and (info or {}).get("task_id"):
+            live.setdefault(str(run_dir), []).append(i)
+        else:
+            plain.append(i)
+    for run_dir, idx in live.items():
+        graded, _ = _environment(run_dir).step([infos[i]["task_id"] for i in idx], [solution_strs[i] for i in idx],
+                                               model="verl")
+        for i, g in zip(idx, graded):
+            out[i] = g.summary()
+    answers = [Answer(_task(ground_truths[i]), solution_strs[i], prefilled=False) for i in plain]
+    for i, g in zip(plain, _graded(answers)):
+        out[i] = g.summary()
+    return [o for o in out if o is not None]
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
@@ -74,4 +95,19 @@ def _tensor(values: list[float]) -> Any:
 
 
 def _graded(answers: list[Answer]) -> list[Graded]:
-    return grade_shared(answers)
+    return grade_shared(answers) if answers else []
+
+
+_envs: dict[tuple[int, str], Any] = {}
+_envs_lock = threading.Lock()
+
+
+def _environment(run_dir: str) -> Any:
+    """This process's Environment on `run_dir` (opened once)."""
+    from spade.env import Environment
+
+    with _envs_lock:
+        key = (os.getpid(), run_dir)
+        if key not in _envs:
+            _envs[key] = Environment.open(run_dir)
+        return _envs[key]

@@ -29,6 +29,7 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
         sinks = MetricSinks(cfg.run, run_dir)
     else:
         sinks = MetricSinks(cfg.run, run_dir)  # refuses a missing package before a run directory is made
+        check_model(cfg)  # and a model that is not on disk
         store = create_run(run_dir, cfg)
     total = iterations if iterations is not None else cfg.run.iterations
     deadline = time.monotonic() + 60 * (minutes if minutes is not None else cfg.run.minutes or 1e9)
@@ -50,6 +51,14 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
     sinks.close()
     store.close()
     return run_dir
+
+
+def check_model(cfg: SpadeConfig) -> None:
+    """A user's model (training.model other than the embedded default) must be on disk; say so in one line."""
+    from spade.policy.model_files import EMBEDDED, resolve_model
+
+    if cfg.sampling.backend == "embedded" and cfg.training.model != EMBEDDED:
+        resolve_model(cfg.training.model)
 
 
 def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
