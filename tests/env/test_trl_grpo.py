@@ -46,6 +46,7 @@ def test_grpo_trainer_trains_on_the_live_curriculum_and_its_rollouts_drive_the_c
     env = Environment.open(tmp_path / "run", cfg)
     start = env.difficulties()[FAMILY]
     model_dir = str(ensure_converted())
+    torch.set_num_threads(1)  # 2 OpenMP threads on a shared 2-core host were measured far slower than one
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
