@@ -52,7 +52,7 @@ def test_grpo_trainer_trains_on_the_live_curriculum_and_its_rollouts_drive_the_c
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
     reward = Recorder(env)
     args = GRPOConfig(output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, report_to=[], save_strategy="no",
-                      max_steps=3, per_device_train_batch_size=4, num_generations=2, max_completion_length=48,
+                      max_steps=3, per_device_train_batch_size=4, num_generations=2, max_completion_length=32,
                       learning_rate=1e-5, logging_steps=1, disable_tqdm=True, seed=0, shuffle_dataset=False,
                       remove_unused_columns=False, temperature=1.0, beta=0.0)
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=live_dataset(env, 2),
