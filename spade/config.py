@@ -312,6 +312,12 @@ class RunConfig(_Section):
     """Also write each iteration's metrics as TensorBoard scalars under RUN_DIR/tensorboard."""
     mlflow: bool = False
     """Also log each iteration's metrics to MLflow (needs the mlflow package)."""
+    wandb: bool = False
+    """Also log each iteration's metrics to Weights & Biases (needs the wandb package), under RUN_DIR/wandb."""
+    wandb_mode: Literal["offline", "online"] = "offline"
+    """offline: W&B writes locally only (upload later with `wandb sync`); online: it sends as it logs."""
+    wandb_project: str = "spade"
+    """The W&B project the run is logged under."""
 
 
 class ServeConfig(_Section):

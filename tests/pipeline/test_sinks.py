@@ -23,3 +23,28 @@ def test_sinks_are_off_by_default(tmp_path):
     sinks.write(0, {"pass_rate": 1.0})
     sinks.close()
     assert not (tmp_path / "tensorboard").exists()
+
+
+def test_metrics_reach_an_offline_weights_and_biases_run_under_the_run_directory(tmp_path, monkeypatch):
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    sinks = MetricSinks(RunConfig(wandb=True), tmp_path)  # offline by default: nothing leaves the machine
+    sinks.write(0, {"pass_rate": 0.25, "difficulty/sorting": 0.3})
+    sinks.write(1, {"pass_rate": 0.5, "difficulty/sorting": 0.35})
+    sinks.close()
+    runs = list((tmp_path / "wandb").glob("offline-run-*/run-*.wandb"))
+    assert len(runs) == 1
+    data = runs[0].read_bytes()  # W&B's record log: each history row's keys and JSON values stored as text
+    assert b"pass_rate" in data and b"difficulty/sorting" in data and b"0.35" in data
+
+
+def test_wandb_without_the_package_is_named_in_one_line(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__",
+                        lambda name, *a, **k: (_ for _ in ()).throw(ImportError(name)) if name == "wandb" else real(name, *a, **k))
+    from spade.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="pip install wandb==0.31.0"):
+        MetricSinks(RunConfig(wandb=True), tmp_path)
