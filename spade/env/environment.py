@@ -322,8 +322,12 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[st
         w.audit.append(("candidate", cand.candidate_id, model, prompt.hash,
                         audit_result(g.result.status.value, g.findings, g.result.events)))
         by_task.setdefault(task.task_id, (task, []))[1].append(float(g.passed))
+    stored = store.stored(sorted(by_task))
     for task_id, (task, wins) in by_task.items():
-        w.task_uses.append((task_id, "replay" if task_id in seen else "generated"))
+        if task_id not in stored:  # a task of the caller's own, graded with score(Task, ...): stored with its use
+            w.tasks.append((task, "generated"))
+        else:
+            w.task_uses.append((task_id, "replay" if task_id in seen else "generated"))
         controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
     w.decisions = controller.maybe_adjust()
     w.metrics = _metrics(store, iteration, w, controller)
@@ -339,7 +343,7 @@ def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any
     counts = store.query("SELECT (SELECT COUNT(*) FROM tasks WHERE iteration = ?),"
                          " (SELECT COUNT(*) FROM rejections WHERE iteration = ?)", (iteration, iteration))[0]
     m: dict[str, float] = {
-        "tasks_accepted": float(counts[0]),
+        "tasks_accepted": float(counts[0] + len(w.tasks)),
         "tasks_replayed": float(sum(origin == "replay" for _, origin in w.task_uses)),
         "tasks_rejected": float(counts[1]),
         "rollouts": float(n),

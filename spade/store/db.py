@@ -275,6 +275,11 @@ class RunStore:
         last = rows[-1][0] if rows else rowid
         return last, [task_from_dict(json.loads(text), "store") for _, text in rows]
 
+    def stored(self, task_ids: list[str]) -> set[str]:
+        """Which of `task_ids` are in the tasks table."""
+        marks = ",".join("?" * len(task_ids))
+        return {r[0] for r in self.conn.execute(f"SELECT task_id FROM tasks WHERE task_id IN ({marks})", task_ids)}
+
     def uses(self, task_ids: list[str]) -> set[str]:
         """Which of `task_ids` were attempted in some committed iteration."""
         marks = ",".join("?" * len(task_ids))

@@ -180,3 +180,14 @@ def test_a_sigkilled_reporter_leaves_whole_iterations_and_the_next_one_continues
     assert report.iteration == last + 1
     with RunStore(env.run_dir, read_only=True) as store:
         assert store.state_after(last + 1)["controller"]["steps"] == steps + 2
+
+
+def test_a_task_of_the_callers_own_is_graded_and_stored_with_its_report(env: Environment) -> None:
+    from spade.evaluate import load_suite
+
+    task = next(t for t in load_suite("builtin") if t.task_id == "builtin/sum_evens")
+    _, report = env.step([task], [f"```python\n{task.reference_solution}\n```"])
+    assert report.metrics["tasks_accepted"] == 1 and report.metrics["pass_rate"] == 1.0
+    with RunStore(env.run_dir, read_only=True) as store:
+        assert store.task("builtin/sum_evens") == task
+        assert store.query("SELECT origin FROM task_uses WHERE task_id = 'builtin/sum_evens'") == [("generated",)]
