@@ -120,9 +120,9 @@ class Environment:
     def _process(self) -> None:
         """Start this process's sandbox pool (a forked child never uses its parent's)."""
         if self._pid != os.getpid():
-            from spade.sandbox import SandboxPool
+            from spade.sandbox.backend import open_pool
 
-            self._pid, self._pool, self._dedup, self._dedup_rowid = os.getpid(), SandboxPool(self.config.executor), None, 0
+            self._pid, self._pool, self._dedup, self._dedup_rowid = os.getpid(), open_pool(self.config.executor), None, 0
             self._tasks = {}
             atexit.register(self.close)
 

@@ -80,10 +80,10 @@ def shared_pool() -> tuple[Any, SpadeConfig]:
     use: trainers import reward functions in worker processes SPADE does not own. A forked child starts its own."""
     with _lock:
         if _shared.get("pid") != os.getpid():
-            from spade.sandbox import SandboxPool
+            from spade.sandbox.backend import open_pool
 
             cfg = load_config(os.environ.get("SPADE_CONFIG") or None)
-            pool, pid = SandboxPool(cfg.executor), os.getpid()
+            pool, pid = open_pool(cfg.executor), os.getpid()
             _shared.update(cfg=cfg, pool=pool, pid=pid)
             atexit.register(lambda: os.getpid() == pid and pool.close())
         return _shared["pool"], _shared["cfg"]
