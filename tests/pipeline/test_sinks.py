@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from spade.config import RunConfig
@@ -34,8 +36,15 @@ def test_metrics_reach_an_offline_weights_and_biases_run_under_the_run_directory
     sinks.close()
     runs = list((tmp_path / "wandb").glob("offline-run-*/run-*.wandb"))
     assert len(runs) == 1
-    data = runs[0].read_bytes()  # W&B's record log: each history row's keys and JSON values stored as text
-    assert b"pass_rate" in data and b"difficulty/sorting" in data and b"0.35" in data
+
+    def logged() -> bool:  # W&B's record log: each history row's keys and JSON values stored as text
+        data = runs[0].read_bytes()
+        return b"pass_rate" in data and b"difficulty/sorting" in data and b"0.35" in data
+
+    deadline = time.monotonic() + 60  # wandb-core may still be writing the log after finish() returns
+    while not logged() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert logged()
 
 
 def test_wandb_without_the_package_is_named_in_one_line(tmp_path, monkeypatch):
