@@ -112,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", help="address to bind (overrides serve.host; default 127.0.0.1)")
     sv.add_argument("--port", type=int, help="port (overrides serve.port; default 8080, 0 picks a free one)")
     sv.add_argument("--config", help="YAML config (its serve and executor sections)")
+    sv.add_argument("--run-dir", help="also serve this run's live curriculum at /v1/env (created if absent)")
 
     ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
     ck.add_argument("--config")
@@ -250,7 +251,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         if args.port is not None and not 0 <= args.port <= 65535:
             raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
-        return serve_command(_config(args.config), args.host, args.port)
+        return serve_command(_config(args.config), args.host, args.port, args.run_dir)
     if args.command == "check":
         from spade.check import check_command
 

@@ -1,7 +1,7 @@
 """The HTTP application of `spade serve`: routes over one sandbox pool, behind admission control.
 
 Routes: POST /run_code (SandboxFusion-compatible), POST /v1/grade (SPADE's grading), GET /health, GET /v1/ping,
-GET /v1/status, GET /metrics. Every job-running route takes a slot from `Admission` (429 + Retry-After when the
+GET /v1/status, GET /metrics; with a run directory, /v1/env/draw, /v1/env/step and /v1/env/status. Every job-running route takes a slot from `Admission` (429 + Retry-After when the
 queue is full, 504 when no slot frees before serve.request_timeout_s, 503 while shutting down). The pool is
 started with the application and closed after its in-flight work (see command.py for the signals).
 """
@@ -28,9 +28,11 @@ from spade.service.runcode import Limits, RunCodeRequest, RunCodeResponse, job_f
 PoolFactory = Callable[[Any], Any]
 
 
-def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | None = None) -> Guard:
+def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | None = None,
+               run_dir: str | None = None) -> Guard:
     """The ASGI application; `token` None means no auth. The pool is pool_factory(cfg.executor) (default: the
-    executor.backend's pool, local or Ray), started with the application."""
+    executor.backend's pool, local or Ray), started with the application. With `run_dir`, the /v1/env routes
+    serve the live curriculum of that run (spade.env.Environment, opened or created there)."""
     serve = cfg.serve
     workers = cfg.executor.worker_count
     concurrency = serve.concurrency or workers
@@ -54,9 +56,22 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
         finally:
             await app.state.admission.drain(serve.shutdown_grace_s)
             await asyncio.to_thread(app.state.pool.close)
+            if environment is not None:
+                await asyncio.to_thread(environment.close)
+
+    environment = None
+    if run_dir is not None:
+        from spade.env import Environment
+
+        environment = Environment.open(run_dir, cfg)
 
     app = FastAPI(title="spade serve", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.metrics = metrics
+    if environment is not None:
+        from spade.service.environment import router
+
+        app.include_router(router(environment, lambda deadline: app.state.admission.slot(deadline),
+                                  serve.request_timeout_s))
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> JSONResponse:

@@ -44,7 +44,7 @@ def token_for(cfg: SpadeConfig, environ: dict[str, str] | None = None) -> str | 
     return token
 
 
-def serve_command(cfg: SpadeConfig, host: str | None, port: int | None) -> int:
+def serve_command(cfg: SpadeConfig, host: str | None, port: int | None, run_dir: str | None = None) -> int:
     try:
         import uvicorn
     except ImportError:
@@ -56,7 +56,7 @@ def serve_command(cfg: SpadeConfig, host: str | None, port: int | None) -> int:
         cfg = cfg.model_copy(update={"serve": cfg.serve.model_copy(update=updates)})
     token = token_for(cfg)
     _json_logs()
-    app = create_app(cfg, token)
+    app = create_app(cfg, token, run_dir=run_dir)
     config = uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port, log_level="warning", access_log=False,
                             lifespan="on", timeout_graceful_shutdown=cfg.serve.shutdown_grace_s)
     server = _server(config, cfg, app, token is not None)

@@ -27,13 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class Service:
     def __init__(self, tmp: Path, config: dict[str, Any], env: dict[str, str] | None = None,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", args: tuple[str, ...] = ()) -> None:
         path = tmp / "serve.yaml"
         path.write_text(yaml.safe_dump(config))
         self.err_path = tmp / "serve.err"
         environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         self.proc = subprocess.Popen([sys.executable, "-m", "spade", "serve", "--host", host, "--port", "0",
-                                      "--config", str(path)], stdout=subprocess.PIPE, stderr=self.err_path.open("w"),
+                                      "--config", str(path), *args], stdout=subprocess.PIPE, stderr=self.err_path.open("w"),
                                      env=environ, cwd=ROOT, text=True)
         line = self.proc.stdout.readline()  # the announcement, once the pool is up (or EOF if it failed)
         if "listening on" not in line:
