@@ -14,9 +14,10 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field, model_validator
 
+from spade.errors import StoreError
 from spade.records import Task
 
 MAX_DRAW = 256
@@ -65,6 +66,10 @@ def router(env: Any, slot: Any, timeout_s: float) -> APIRouter:
 
     @api.post("/v1/env/step")
     async def step(body: StepRequest, request: Request) -> dict[str, Any]:
+        try:
+            await asyncio.to_thread(lambda: [env.task(task_id) for task_id in set(body.task_ids)])
+        except StoreError as exc:  # a task this run never drew
+            raise HTTPException(404, detail=str(exc)) from None
         async with slot(time.monotonic() + timeout_s):
             graded, report = await asyncio.to_thread(
                 env.step, body.task_ids, body.completions, prefilled=body.prefilled, model=body.model, key=body.key)

@@ -50,6 +50,8 @@ def test_draw_shows_public_tests_only_and_step_reports_back(live):
     assert live.request("GET", "/v1/env/status")[2]["difficulties"]
 
 
-def test_a_step_with_mismatched_lists_is_refused(live):
+def test_a_step_with_mismatched_lists_or_unknown_tasks_is_refused(live):
     status, _, body = live.request("POST", "/v1/env/step", {"task_ids": ["a"], "completions": []})
     assert status == 422 and "one each" in str(body["detail"])
+    status, _, body = live.request("POST", "/v1/env/step", {"task_ids": ["never-drawn"], "completions": ["x"]})
+    assert status == 404 and "never-drawn" in body["detail"]
