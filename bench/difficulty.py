@@ -22,9 +22,9 @@ from spade.config import ExecutorConfig, GenerationConfig, SamplingConfig  # noq
 from spade.curriculum.calibration import TaskMeasure, calibration_table  # noqa: E402
 from spade.generate.procedural import draft_task  # noqa: E402
 from spade.generate.registry import family_names  # noqa: E402
+from spade.kinds.python_function.extract import extract_code  # noqa: E402
 from spade.pipeline.status import calibration_table_view  # noqa: E402
 from spade.policy.embedded import EmbeddedPolicy  # noqa: E402
-from spade.policy.extract import extract_code  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
 from spade.validate.dynamic import validate_drafts  # noqa: E402
 

@@ -41,7 +41,7 @@ def supply(iterations: int, compose: bool) -> str:
             tasks = make_tasks(e, w)
             accepted += len(tasks)
             composed += sum("composed" in t.tags for t in tasks)
-            duplicates += sum(r[3].startswith("duplicate") for r in w.rejections)
+            duplicates += sum(r.reason.startswith("duplicate") for r in w.rejections)
         store.close()
     requested = iterations * cfg.generation.tasks_per_iteration
     return (f"compose_on_duplicate={str(compose).lower()}: {requested} requested -> {accepted} accepted "

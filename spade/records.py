@@ -1,7 +1,8 @@
 """Typed, frozen records that cross stage boundaries.
 
-generate/validate produce `Task`; sample produces `Candidate`; the sandbox produces `ExecResult`
-(one `TestOutcome` per test); reward produces `Reward`; the curriculum produces `Decision`.
+generate/validate produce `Task`; the policy produces `Completion`s; the grading path (spade.rollout) turns each
+into a `Candidate` (the extracted answer), an `ExecResult` (the sandbox's verdict, one `TestOutcome` per test) and a
+`Reward`, together a `Rollout`; the curriculum produces `Decision`.
 Values inside test cases are plain JSON values (None, bool, int, float, str, list, dict).
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+PYTHON_FUNCTION = "python_function"  # the first task kind: write a Python function, judged on its return values
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +41,34 @@ class Task:
     family: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # knobs that made it (procedural families)
     provenance: dict[str, Any] = field(default_factory=dict)  # source, model, prompt hash, seed…
+    kind: str = PYTHON_FUNCTION  # the task kind (spade.kinds): how it is shown, answered, executed and judged
+    reference_cpu_s: float | None = None  # the reference's CPU seconds per test, measured by validation
 
     @property
     def all_tests(self) -> tuple[TestCase, ...]:
         return self.test_cases + self.hidden_test_cases
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDraft:
+    """Everything of a Task except expected values: `public_inputs`/`hidden_inputs` are argument lists."""
+
+    task_id: str
+    description: str
+    signature: str
+    entry_point: str
+    difficulty: float
+    tags: tuple[str, ...]
+    public_inputs: tuple[tuple[Any, ...], ...]
+    hidden_inputs: tuple[tuple[Any, ...], ...]
+    reference_solution: str
+    family: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_inputs(self) -> tuple[tuple[Any, ...], ...]:
+        return self.public_inputs + self.hidden_inputs
 
 
 class TestStatus(str, Enum):
@@ -100,6 +127,11 @@ class ExecResult:
     memory_limit_kb: int = 0  # the memory limit it ran under (0: unknown), the scale of peak_memory_kb
 
     @property
+    def passed(self) -> bool:
+        """Every test ran and passed (a result with no tests never passes)."""
+        return self.status is ExecStatus.PASSED and bool(self.tests)
+
+    @property
     def score(self) -> float:
         return _fraction(self.tests, hidden=None)
 
@@ -138,6 +170,16 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class Completion:
+    """One sampled answer: the text after the prompt's prefill, tokens generated, and the prompt it answered."""
+
+    text: str
+    new_tokens: int = 0
+    prompt_variant: int = 0
+    prompt_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Reward:
     """The training signal for one candidate, each term reported separately; `total` is their weighted sum."""
 
@@ -149,6 +191,113 @@ class Reward:
     format_penalty: float = 0.0
     hardcoding_suspected: bool = False
     memory_penalty: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """One graded answer: the candidate, the sandbox's verdict (screening findings already among its events as
+    'screen:<code>'), the reward, and the screen's finding codes. Made only by the grading path (spade.rollout)."""
+
+    candidate: Candidate
+    result: ExecResult
+    reward: Reward
+    findings: tuple[str, ...] = ()
+
+    @property
+    def task_id(self) -> str:
+        return self.candidate.task_id
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    def summary(self) -> dict[str, float]:
+        """Numbers a trainer can log per answer (verl's reward_extra_info, OpenRLHF's extra_logs)."""
+        return {
+            "score": self.reward.total, "acc": float(self.passed), "pass_fraction": self.reward.pass_fraction,
+            "hidden_score": self.result.hidden_score, "hardcoding_suspected": float(self.reward.hardcoding_suspected),
+            "no_code": float(not self.candidate.code), "timed_out": float(self.result.timed_out),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateResult:
+    """What one policy update did, as the store records it. A trainer fills the training fields; the loop adds the
+    checkpoint it saved, or why it skipped; the eval gate adds a rollback. Fields left None are not recorded."""
+
+    method: str | None = None
+    examples: int | None = None  # RFT: passing samples trained on; GRPO: completions scored
+    steps: int | None = None
+    loss_first: float | None = None
+    loss_last: float | None = None
+    seconds: float | None = None
+    mean_reward: float | None = None  # GRPO: over the completions it generated and scored
+    pass_rate: float | None = None
+    fresh: int | None = None  # RFT: samples from this iteration
+    replayed: int | None = None  # RFT: samples from earlier iterations
+    checkpoint: str | None = None  # relative to the run directory
+    skipped: str | None = None  # why no update ran
+    rollback: bool | None = None  # the eval gate restored `restored` (for `reason`) and set the learning rate `lr`
+    reason: str | None = None
+    restored: str | None = None
+    lr: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)  # a method's own figures (JSON values), stored beside
+    rollouts: tuple[Rollout, ...] = ()  # GRPO's graded completions: committed with the iteration, not in the JSON
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON object: every field that is set and the details, without the rollouts."""
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__
+                  if f not in ("rollouts", "details") and getattr(self, f) is not None}
+        return {**self.details, **fields}
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """pass@k of a policy on a fixed suite. `per_task` holds (task_id, samples n, correct c)."""
+
+    suite: str
+    n_tasks: int
+    samples: int
+    pass_at_k: dict[int, float]
+    per_tag: dict[str, dict[int, float]]
+    per_task: tuple[tuple[str, int, int], ...]
+
+    def per_task_pass(self) -> dict[str, float]:
+        """task id -> fraction of its samples that passed."""
+        return {t: (c / n if n else 0.0) for t, n, c in self.per_task}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; k keys become strings ('1', '8') as JSON object keys must be."""
+        return {
+            "suite": self.suite,
+            "n_tasks": self.n_tasks,
+            "samples": self.samples,
+            "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
+            "per_tag": {tag: {str(k): v for k, v in row.items()} for tag, row in self.per_tag.items()},
+            "per_task": [{"task_id": t, "n": n, "c": c} for t, n, c in self.per_task],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A draft that did not become a task: the reason code and the sentence behind it."""
+
+    draft_id: str
+    family: str | None
+    difficulty: float | None
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One line of the audit trail: what (`kind`, `ref`) came from which model and prompt, with what result."""
+
+    kind: str  # task, candidate, gate, rollback
+    ref: str
+    model: str
+    prompt_hash: str
+    result: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 In: a path or a dict. Out: `Task` records. Errors are one line naming the file, the line, the field, the value
 (shortened) and the fix. Optional fields we add: entry_point, reference_solution, hidden_test_cases, family,
-params, provenance. Test values are bounded in depth, items and size, so any task that loads can be sent to the
+params, provenance, kind (a registered task kind, spade.kinds; python_function when absent). Test values are bounded in depth, items and size, so any task that loads can be sent to the
 sandbox and compared.
 """
 
@@ -17,11 +17,12 @@ from typing import Any
 from spade.errors import TaskFormatError
 from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, BigInt, digits, parse, read_text, short, too_long
 from spade.pycode import parse_untrusted
-from spade.records import Task, TestCase
+from spade.records import PYTHON_FUNCTION, Task, TestCase
 
 _REQUIRED = ("task_id", "description", "signature", "test_cases")
 _OPTIONAL = (
     "difficulty", "tags", "entry_point", "reference_solution", "hidden_test_cases", "family", "params", "provenance",
+    "kind",
 )
 # Below the sandbox codec's limits (64 levels, 200k items, 4M encoded chars), so a value that loads also crosses.
 MAX_VALUE_DEPTH = 48
@@ -91,6 +92,7 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
             raise TaskFormatError(f"{where}: field '{key}' = {short(d[key])} must be a JSON object")
         check_value(d.get(key, {}), where, key)
     _check_params(d.get("params", {}), d.get("provenance", {}), where)
+    kind = _kind(d.get("kind", PYTHON_FUNCTION), where)
     test_cases = _cases(d["test_cases"], where, "test_cases")
     if not test_cases:
         raise TaskFormatError(f"{where}: field 'test_cases' = [] is empty; give at least one shown test, e.g. "
@@ -106,9 +108,23 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
         hidden_test_cases=_cases(d.get("hidden_test_cases", []), where, "hidden_test_cases"),
         reference_solution=reference,
         family=family,
-        params=dict(d.get("params", {})),
+        params={k: v for k, v in d.get("params", {}).items() if k != "reference_cpu_s"},
         provenance=dict(d.get("provenance", {})),
+        kind=kind,
+        reference_cpu_s=float(d["params"]["reference_cpu_s"]) if "reference_cpu_s" in d.get("params", {}) else None,
     )
+
+
+def _kind(kind: Any, where: str) -> str:
+    """A registered task kind (spade.kinds); python_function when absent."""
+    if kind == PYTHON_FUNCTION:
+        return kind
+    from spade.kinds import KINDS  # a plug-in registry: imported only for tasks of another kind
+
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise TaskFormatError(f"{where}: field 'kind' = {short(kind)} is not a task kind; known kinds are "
+                              f"{', '.join(KINDS.names())} (leave it out for {PYTHON_FUNCTION})")
+    return kind
 
 
 def _entry_point(d: dict, where: str) -> str:
@@ -229,8 +245,11 @@ def task_to_dict(task: Task) -> dict[str, Any]:
     for key in ("reference_solution", "family"):
         if getattr(task, key) is not None:
             d[key] = getattr(task, key)
-    if task.params:
-        d["params"] = task.params
+    params = task.params if task.reference_cpu_s is None else {**task.params, "reference_cpu_s": task.reference_cpu_s}
+    if params:  # the file format keeps the reference's CPU time where earlier versions wrote it
+        d["params"] = params
     if task.provenance:
         d["provenance"] = task.provenance
+    if task.kind != PYTHON_FUNCTION:
+        d["kind"] = task.kind
     return d

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -145,3 +146,54 @@ def test_bad_arguments_are_refused_before_any_work(tmp_path, args, fragment):
     assert proc.returncode == 2, proc.stderr
     assert fragment in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_version_prints_the_package_version():
+    from spade import __version__
+
+    done = spade("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"spade {__version__}"
+
+
+def test_every_argument_of_every_command_has_help():
+    import argparse
+
+    from spade.cli import _parser
+
+    missing = []
+    parsers = [("spade", _parser())]
+    while parsers:
+        name, parser = parsers.pop()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += [(f"{name} {n}", p) for n, p in action.choices.items()]
+            elif not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+    assert missing == []
+
+
+@pytest.mark.parametrize(("setting", "fragment"), [
+    ("sampling.temperature=9", "sampling.temperature = 9"),  # validated like the YAML: out of range
+    ("sampling.nope=1", "unknown key 'sampling.nope'"),
+    ("temperature=0.5", "write section.key=value"),
+    ("training.update_method=grpo", "must be a multiple of training.grpo_generations"),  # with batch_size 6
+])
+def test_set_overrides_are_validated_like_the_yaml(setting, fragment):
+    from spade.cli import _config
+    from spade.errors import ConfigError
+
+    sets = [setting] + (["training.batch_size=6"] if "grpo" in setting else [])
+    with pytest.raises(ConfigError, match=re.escape(fragment)):
+        _config(None, sets=sets)
+
+
+def test_set_overrides_reach_the_config_and_combine_with_a_file(tmp_path):
+    from spade.cli import _config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("sampling: {temperature: 0.2, sampling_n: 3}\n")
+    cfg = _config(str(path), sets=["sampling.temperature=0.7", "generation.families=[sorting, digits]"])
+    assert cfg.sampling.temperature == 0.7 and cfg.sampling.sampling_n == 3
+    assert list(cfg.generation.families) == ["sorting", "digits"]
+    done = spade("check", "--set", "run.seed=-1")
+    assert done.returncode == 2 and "run.seed" in done.stderr

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,16 @@ def test_an_override_into_a_section_that_is_not_a_mapping_is_one_line(tmp_path):
     path.write_text("run: 5\n")
     with pytest.raises(ConfigError, match=r"section 'run' = 5 must be a mapping"):
         load_config(path, {"run.seed": 3})
+
+
+@pytest.mark.parametrize(("overrides", "fragment"), [
+    ({"training.update_method": "grpo", "training.batch_size": 6},
+     "training.batch_size = 6 must be a multiple of training.grpo_generations = 4 with update_method 'grpo'"),
+    ({"sampling.backend": "openai", "training.update_method": "none", "sampling.base_url": "localhost:8000"},
+     "sampling.base_url = 'localhost:8000' must be an http(s) URL"),
+])
+def test_rules_of_one_backend_are_checked_when_the_config_loads(overrides, fragment):
+    with pytest.raises(ConfigError, match=re.escape(fragment)):
+        load_config(None, overrides)
+    rest = {k: v for k, v in overrides.items() if k not in ("training.update_method", "sampling.backend")}
+    load_config(None, rest)  # the same values pass where that backend is not chosen

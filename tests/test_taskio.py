@@ -197,3 +197,12 @@ def test_a_directory_given_as_a_task_file_is_one_line(tmp_path):
     (tmp_path / "d.json").mkdir()
     with pytest.raises(TaskFormatError, match="does not exist"):
         load_tasks(tmp_path / "d.json")
+
+
+def test_the_references_cpu_time_is_a_typed_field_read_from_and_written_to_params_as_before(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(dict(WRITE_UP_TASK, params={"reference_cpu_s": 0.25, "n": 3})))
+    (task,) = load_tasks(path)
+    assert task.reference_cpu_s == 0.25 and task.params == {"n": 3}
+    assert task_to_dict(task)["params"] == {"n": 3, "reference_cpu_s": 0.25}  # files and stores keep their form
+    assert task_from_dict(task_to_dict(task)) == task

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from spade.config import SpadeConfig
+from spade.registry import TRAINERS
 from spade.sandbox import IsolationReport
 
 BUILT_IN = "(built in)"
@@ -103,7 +104,7 @@ def training_signal(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
 
 def evolution(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     e, t, v = cfg.evolution, cfg.training, cfg.eval
-    trains = t.update_method in ("rft", "grpo", "dpo")
+    trains = t.update_method in TRAINERS
     return [
         CheckItem("evolution control", "controller dead zone", e.patience >= 2,
                   f"no move inside [{e.success_low}, {e.success_high}]; {e.patience} consecutive checks outside "

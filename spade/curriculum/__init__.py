@@ -3,4 +3,6 @@
 from spade.curriculum.controller import Controller
 from spade.curriculum.replay import choose_replay
 
-__all__ = ["Controller", "choose_replay"]
+EXTERNAL = "external"  # the controller's family for tasks without a procedural family (LLM-proposed, files)
+
+__all__ = ["EXTERNAL", "Controller", "choose_replay"]

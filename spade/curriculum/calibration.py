@@ -9,8 +9,9 @@ claimed) and the rank correlation of the two (does a higher claim mean a harder 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +80,21 @@ def _ranks(values: list[float]) -> list[float]:
             ranks[order[k]] = (i + j) / 2
         i = j + 1
     return ranks
+
+
+class Outcome(Protocol):
+    """One task's claimed difficulty and the policy's attempts on it (spade.store.views.TaskOutcome)."""
+
+    family: str
+    proposer: str
+    claimed: float
+    attempts: int
+    passed: int
+
+
+def calibration(tasks: Sequence[Outcome]) -> list[CalibrationRow]:
+    """Claimed vs measured difficulty per family ("family:NAME") and per proposer ("proposer:SOURCE")."""
+    return calibration_table(
+        [TaskMeasure(f"family:{t.family}", t.claimed, t.attempts, t.passed) for t in tasks]
+        + [TaskMeasure(f"proposer:{t.proposer}", t.claimed, t.attempts, t.passed) for t in tasks]
+    )

@@ -17,7 +17,7 @@ def doctor_command(run_dir: str, as_json: bool) -> int:
     from rich.table import Table
 
     from spade.doctor.rules import diagnose
-    from spade.report.runview import load_view
+    from spade.store.views import load_view
 
     with RunStore(Path(run_dir), read_only=True) as store:
         view = load_view(store)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Any
 
-from spade.report.runview import RunView, Series
+from spade.store.views import RunView, Series
 
 ZERO_PASS = 0.02  # a pass rate at or below this is "reward ≈ 0"
 LONG = 3  # iterations a symptom must last to count as "for long"

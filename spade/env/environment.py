@@ -23,10 +23,10 @@ from typing import Any
 from spade.config import SpadeConfig
 from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
-from spade.records import Candidate, Decision, Task
+from spade.curriculum import EXTERNAL
+from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
 from spade.store import IterationWrite, RunStore
 
-EXTERNAL = "external"  # the controller's family for tasks without a procedural family (as in spade.pipeline.stages)
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
 
@@ -212,7 +212,7 @@ class Environment:
         for task in newer:
             self._dedup.add(task)
 
-    def _accept(self, fresh: list[Task], newer: list[Task]) -> tuple[list[Task], list[tuple[str, str, float, str, str]]]:
+    def _accept(self, fresh: list[Task], newer: list[Task]) -> tuple[list[Task], list[Rejection]]:
         """Under the write lock: drop drawn tasks that duplicate one another process stored since our index was read."""
         from spade.dedup import DedupIndex
 
@@ -223,8 +223,8 @@ class Environment:
         for task in fresh:
             verdict = index.check(task)
             if verdict.duplicate:
-                rejected.append((task.task_id, task.family, task.difficulty, f"duplicate_{verdict.kind}",
-                                 f"duplicate of {verdict.of}"))
+                rejected.append(Rejection(task.task_id, task.family, task.difficulty, f"duplicate_{verdict.kind}",
+                                          f"duplicate of {verdict.of}"))
             else:
                 keep.append(task)
         for task in newer:
@@ -318,9 +318,9 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[st
         cand = Candidate(candidate_id=f"{task.task_id}:{iteration}:{k}", task_id=task.task_id,
                          completion=g.answer.text, code=g.code, model=model, prompt_hash=prompt.hash,
                          prompt_variant=prompt.variant, new_tokens=int(tokens))
-        w.rollouts.append((cand, g.result, g.reward))
-        w.audit.append(("candidate", cand.candidate_id, model, prompt.hash,
-                        audit_result(g.result.status.value, g.findings, g.result.events)))
+        w.rollouts.append(Rollout(cand, g.result, g.reward, g.findings))
+        w.audit.append(AuditEntry("candidate", cand.candidate_id, model, prompt.hash,
+                                  audit_result(g.result.status.value, g.findings, g.result.events)))
         by_task.setdefault(task.task_id, (task, []))[1].append(float(g.passed))
     stored = store.stored(sorted(by_task))
     for task_id, (task, wins) in by_task.items():
@@ -347,11 +347,11 @@ def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any
         "tasks_replayed": float(sum(origin == "replay" for _, origin in w.task_uses)),
         "tasks_rejected": float(counts[1]),
         "rollouts": float(n),
-        "pass_rate": sum(r.status.value == "passed" for _, r, _ in rollouts) / n,
-        "mean_reward": sum(rw.total for _, _, rw in rollouts) / n,
-        "timeout_share": sum(r.timed_out for _, r, _ in rollouts) / n,
-        "hardcoding_suspected": float(sum(rw.hardcoding_suspected for _, _, rw in rollouts)),
-        "no_code_share": sum(not c.code for c, _, _ in rollouts) / n,
+        "pass_rate": sum(r.passed for r in rollouts) / n,
+        "mean_reward": sum(r.reward.total for r in rollouts) / n,
+        "timeout_share": sum(r.result.timed_out for r in rollouts) / n,
+        "hardcoding_suspected": float(sum(r.reward.hardcoding_suspected for r in rollouts)),
+        "no_code_share": sum(not r.candidate.code for r in rollouts) / n,
     }
     for name, s in controller.families.items():
         m[f"difficulty/{name}"] = s.difficulty

@@ -1,4 +1,4 @@
-"""Grade answers as `spade run` does: extract the code, screen it, run it in the sandbox, reward it.
+"""Grade answers as `spade run` does, on its one grading path (spade.rollout): extract, screen, run, reward.
 
 In: (task, answer text, whether the prompt ended inside the opening fence) triples, a sandbox pool and the reward
 config. Out: one `Graded` per answer, in order. A bad answer is data (a verdict and a reward), never an exception.
@@ -10,7 +10,7 @@ import atexit
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from spade.config import RewardConfig, SpadeConfig, load_config
@@ -38,7 +38,7 @@ class Graded:
 
     @property
     def passed(self) -> bool:
-        return self.result.status.value == "passed"
+        return self.result.passed
 
     def summary(self) -> dict[str, float]:
         """Numbers a trainer can log per answer (verl's reward_extra_info, OpenRLHF's extra_logs)."""
@@ -54,21 +54,22 @@ class Graded:
 
 
 def grade(pool: Any, cfg: RewardConfig, answers: Sequence[Answer]) -> list[Graded]:
-    """Grade every answer over the pool in parallel; the order of `answers` is kept."""
-    from spade.audit import screen_code
-    from spade.policy.extract import extract_code
-    from spade.reward import compute_reward
+    """Grade every answer over the pool in parallel on the one grading path (spade.rollout); the order of
+    `answers` is kept."""
+    from spade.records import Completion
+    from spade.rollout import Grader
 
-    codes = [extract_code(a.text, a.task.entry_point, prefilled=a.prefilled) for a in answers]
-    findings = [screen_code(code) for code in codes]  # before execution, as the loop's audit does
-    # Empty code goes to the sandbox too: it comes back a no-entry-point verdict, scored as a format failure.
-    results = pool.score_many([(a.task, code) for a, code in zip(answers, codes)])
-    graded = []
-    for answer, code, found, result in zip(answers, codes, findings, results):
-        if found:
-            result = replace(result, events=result.events + tuple(f"screen:{f}" for f in found))
-        graded.append(Graded(answer, code, found, result, compute_reward(answer.task, code, result, cfg)))
-    return graded
+    grader = Grader(pool, cfg)
+    graded: list[Graded | None] = [None] * len(answers)
+    for prefilled in (True, False):
+        idx = [i for i, a in enumerate(answers) if a.prefilled is prefilled]
+        if not idx:
+            continue
+        rollouts = grader.grade([answers[i].task for i in idx], [Completion(answers[i].text) for i in idx],
+                                ids=[f"{answers[i].task.task_id}:answer:{i}" for i in idx], prefilled=prefilled)
+        for i, r in zip(idx, rollouts):
+            graded[i] = Graded(answers[i], r.candidate.code, r.findings, r.result, r.reward)
+    return [g for g in graded if g is not None]
 
 
 _lock = threading.Lock()

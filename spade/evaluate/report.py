@@ -7,35 +7,12 @@ pass@k is the unbiased estimator averaged over tasks; a k is reported only when 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from spade.errors import ConfigError
 from spade.policy.passk import pass_at_k
-from spade.records import Task
+from spade.records import EvalReport, Task
 
-
-@dataclass(frozen=True)
-class EvalReport:
-    """pass@k of a policy on a fixed suite. `per_task` holds (task_id, samples n, correct c)."""
-
-    suite: str
-    n_tasks: int
-    samples: int
-    pass_at_k: dict[int, float]
-    per_tag: dict[str, dict[int, float]]
-    per_task: tuple[tuple[str, int, int], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; k keys become strings ('1', '8') as JSON object keys must be."""
-        return {
-            "suite": self.suite,
-            "n_tasks": self.n_tasks,
-            "samples": self.samples,
-            "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
-            "per_tag": {tag: {str(k): v for k, v in row.items()} for tag, row in self.per_tag.items()},
-            "per_task": [{"task_id": t, "n": n, "c": c} for t, n, c in self.per_task],
-        }
+__all__ = ["EvalReport", "build_report", "usable_ks"]
 
 
 def usable_ks(ks: Sequence[int], samples: int) -> tuple[int, ...]:

@@ -2,8 +2,9 @@
 suite's test split) and 'heldout-dev' (its dev split, the eval gate's), or a path to a task file.
 
 In: a suite name or a path to JSON/JSONL in the write-up schema. Out: a list of `Task` records, never shown
-to training. Unknown names raise ConfigError listing the choices. The held-out splits share the training
-distribution, so they are filtered against a run's tasks rather than reserved from training (`in_distribution`).
+to training. Unknown names raise ConfigError listing the choices; suites register in spade.registry.SUITES. The
+held-out splits share the training distribution, so they are filtered against a run's tasks rather than reserved
+from training (`in_distribution`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from spade.errors import ConfigError
 from spade.records import Task
+from spade.registry import SUITES
 from spade.taskio import load_tasks
 
 BUILTIN_PATH = Path(__file__).parent / "data" / "builtin.jsonl"
@@ -31,22 +33,25 @@ def _humaneval() -> list[Task]:
 
 def _heldout(split: str) -> Callable[[], list[Task]]:
     def load() -> list[Task]:
-        from spade.evaluate.heldout import load_heldout  # builds in the sandbox on first use
+        from spade.evaluate.heldout import (
+            load_heldout,  # builds in the sandbox on first use
+        )
 
         return load_heldout(split)
 
     return load
 
 
-_SUITES: dict[str, Callable[[], list[Task]]] = {
-    "builtin": _builtin, "humaneval": _humaneval, "heldout": _heldout("test"), "heldout-dev": _heldout("dev"),
-}
+SUITES.register("builtin", _builtin)
+SUITES.register("humaneval", _humaneval)
+SUITES.register("heldout", _heldout("test"))
+SUITES.register("heldout-dev", _heldout("dev"))
 _IN_DISTRIBUTION = ("heldout", "heldout-dev")
 
 
 def suite_names() -> tuple[str, ...]:
     """The named suites `load_suite` knows."""
-    return tuple(_SUITES)
+    return tuple(SUITES.names())
 
 
 def in_distribution(name: str) -> bool:
@@ -57,11 +62,12 @@ def in_distribution(name: str) -> bool:
 
 def load_suite(name_or_path: str) -> list[Task]:
     """The tasks of a named suite, or of a .json/.jsonl task file."""
-    if name_or_path in _SUITES:
-        return _SUITES[name_or_path]()
+    if name_or_path in SUITES:
+        loader: Callable[[], list[Task]] = SUITES.get(name_or_path)
+        return loader()
     if Path(name_or_path).suffix in (".json", ".jsonl"):
         return load_tasks(name_or_path)
     raise ConfigError(
-        f"eval suite {name_or_path!r} is unknown; choose one of {', '.join(_SUITES)} "
+        f"eval suite {name_or_path!r} is unknown; choose one of {', '.join(SUITES.names())} "
         "or give the path of a .json/.jsonl task file"
     )

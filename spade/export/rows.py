@@ -1,7 +1,7 @@
 """What a run holds for export: every rollout joined with its task, execution verdict and reward.
 
 In: an open `RunStore`. Out: `Rollout` records in commit order (candidates x executions x rewards x tasks),
-and the run's tasks. Only SQL and record building here; the formats live in `formats.py`.
+and the run's tasks, read through the store's views; the formats live in `formats.py`.
 """
 
 from __future__ import annotations
@@ -9,15 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from spade.records import Task
+from spade.records import ExecStatus, Task
 from spade.store import RunStore
+from spade.store.views import rollout_rows
 from spade.taskio import task_from_dict
-
-_ROLLOUTS = (
-    "SELECT c.candidate_id, c.task_id, c.iteration, c.completion, c.code, c.prompt_variant, e.status, e.score,"
-    " r.total, t.json FROM candidates c JOIN executions e USING(candidate_id) JOIN rewards r USING(candidate_id)"
-    " JOIN tasks t ON t.task_id = c.task_id ORDER BY c.iteration, c.rowid"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,25 +25,25 @@ class Rollout:
     completion: str
     code: str
     prompt_variant: int
-    status: str
+    status: ExecStatus
     score: float
     reward: float
 
     @property
     def passed(self) -> bool:
-        return self.status == "passed"
+        return self.status is ExecStatus.PASSED
 
 
 def read_rollouts(store: RunStore) -> list[Rollout]:
     """Every rollout of the run, oldest first; tasks are parsed once each."""
     tasks: dict[str, Task] = {}
     rollouts = []
-    for cid, task_id, iteration, completion, code, variant, status, score, reward, task_json in store.query(_ROLLOUTS):
+    for cid, task_id, iteration, completion, code, variant, status, score, reward, task_json in rollout_rows(store):
         task = tasks.get(task_id)
         if task is None:
             task = tasks[task_id] = task_from_dict(json.loads(task_json), f"{store.path}: task {task_id}")
-        rollouts.append(Rollout(cid, task, int(iteration), completion, code, int(variant), status, float(score),
-                                float(reward)))
+        rollouts.append(Rollout(cid, task, int(iteration), completion, code, int(variant), ExecStatus(status),
+                                float(score), float(reward)))
     return rollouts
 
 

@@ -30,8 +30,8 @@ def ground_truth(task: Task, *, verl_code: bool = False) -> str:
         "test_cases": [_case(c) for c in task.test_cases],
         "hidden_test_cases": [_case(c) for c in task.hidden_test_cases],
     }
-    if "reference_cpu_s" in task.params:
-        data["reference_cpu_s"] = task.params["reference_cpu_s"]
+    if task.reference_cpu_s is not None:
+        data["reference_cpu_s"] = task.reference_cpu_s
     if verl_code:
         data.update(verl_code_truth(task) or {})
     return json.dumps(data, sort_keys=True, ensure_ascii=False)
@@ -73,14 +73,13 @@ def task_from_ground_truth(text: str) -> Task:
         raise TaskFormatError(
             f"ground_truth is not SPADE ground truth version {VERSION}; re-export the data with `spade export`"
         )
-    params = {"reference_cpu_s": data["reference_cpu_s"]} if "reference_cpu_s" in data else {}
     entry = str(data["entry_point"])
     return Task(
         task_id=str(data["task_id"]), description="", signature=f"def {entry}(*args):", entry_point=entry,
         difficulty=float(data["difficulty"]),
         test_cases=tuple(_from_case(c) for c in data["test_cases"]),
         hidden_test_cases=tuple(_from_case(c) for c in data["hidden_test_cases"]),
-        params=params,
+        reference_cpu_s=float(data["reference_cpu_s"]) if "reference_cpu_s" in data else None,
     )
 
 

@@ -9,27 +9,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from spade.config import GenerationConfig, SpadeConfig
+from spade.config import SpadeConfig
 from spade.errors import TaskFormatError
 from spade.generate.variants import seed_variant
-from spade.records import Task
 from spade.pycode import parse_untrusted
 from spade.taskio import load_tasks, task_to_dict
-from spade.validate.outcome import Problem, ValidationOutcome
-
-if TYPE_CHECKING:
-    from spade.sandbox import SandboxPool
 
 
 def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, compose: bool = True) -> int:
     from spade.sandbox import SandboxPool
     from spade.validate.dynamic import validate_drafts
+    from spade.validate.effect import require_effect
 
     if count < 1:
         raise TaskFormatError(f"--count = {count}: give at least 1 variant per seed task")
@@ -59,32 +53,3 @@ def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, co
     rejected = f"; rejected: {dict(sorted(reasons.items()))}" if reasons else ""
     Console().print(summary + rejected, markup=False, highlight=False)
     return 0 if accepted else 1
-
-
-def require_effect(outcomes: list[ValidationOutcome], seeds: Mapping[str, Task], pool: SandboxPool,
-                   cfg: GenerationConfig) -> list[ValidationOutcome]:
-    """Reject accepted composed variants whose every expected value is what the seed's own reference returns on
-    that input: the composed step then changes nothing the tests can see. Both sides come from the sandbox."""
-    from spade.sandbox import Job, OutcomeKind, values_equal
-
-    composed = [o for o in outcomes if o.accepted and o.task is not None and "transform" in o.task.params]
-    runs = {}
-    for o in composed:
-        seed, tests = seeds[o.task.params["seed_task"]], o.task.all_tests
-        runs[o.task_id] = pool.submit(Job(
-            code=seed.reference_solution, entry_point=seed.entry_point, inputs=tuple(tuple(c.args) for c in tests),
-            time_limits=(cfg.reference_time_limit_s,) * len(tests), memory_bytes=pool.cfg.memory_bytes,
-            total_timeout=cfg.reference_time_limit_s * len(tests) + 1.0, max_output_bytes=pool.cfg.max_output_bytes))
-    result = []
-    for o in outcomes:
-        if o.task_id in runs:
-            run, tests = runs[o.task_id].result(), o.task.all_tests
-            same = run.load_status is None and all(
-                r.kind is OutcomeKind.VALUE and values_equal(r.value, c.expected) for r, c in zip(run.outcomes, tests))
-            if same:
-                key = o.task.params["transform"]["key"]
-                o = ValidationOutcome.rejected(o.task_id, [Problem(
-                    "transform_no_effect", f"on all {len(tests)} tests the composed step '{key}' leaves the seed's "
-                    "answer unchanged, so the variant tests nothing new")], o.kill_ratio)
-        result.append(o)
-    return result

@@ -7,9 +7,10 @@ variant's knobs, random ones and edge cases. Argument lists hold plain JSON valu
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,3 +43,44 @@ class Family(ABC):
     @abstractmethod
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         """Argument lists at the boundaries (empty, single, extremes) for a variant with these knobs."""
+
+    def more_inputs(self, knobs: Mapping[str, Any], salt: str, count: int,
+                    seen: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """Extra argument lists for a drafted variant (validation asks when its tests were too weak): edge cases
+        the first draw left out first, then fresh random ones; a pure function of (family, knobs, salt)."""
+        rng = random.Random(f"spade-more|{self.name}|{salt}")
+        seen_keys = {input_key(a) for a in seen}
+        # Edge cases the first draw left out come first: they are what usually tells mutants apart.
+        edges = unique_inputs([e for e in self.edge_inputs(knobs) if input_key(e) not in seen_keys])[:count]
+        return edges + fresh_inputs(lambda: self.random_input(knobs, rng), count - len(edges),
+                                    [list(a) for a in seen] + edges)
+
+
+def fresh_inputs(draw: Callable[[], list[Any]], count: int, seen: list[list[Any]]) -> list[list[Any]]:
+    """Up to `count` argument lists from `draw` that are not in `seen` nor repeated."""
+    # Small input spaces can run out of distinct values; give up after a bounded number of draws.
+    keys = {input_key(s) for s in seen}
+    out: list[list[Any]] = []
+    for _ in range(count * 20):
+        if len(out) >= count:
+            break
+        args = draw()
+        if input_key(args) not in keys:
+            keys.add(input_key(args))
+            out.append(args)
+    return out
+
+
+def unique_inputs(items: list[list[Any]]) -> list[list[Any]]:
+    """`items` without repeats, in order."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if input_key(item) not in seen:
+            seen.add(input_key(item))
+            out.append(item)
+    return out
+
+
+def input_key(args: Sequence[Any]) -> str:
+    return json.dumps(list(args), sort_keys=True)

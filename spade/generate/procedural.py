@@ -10,37 +10,15 @@ import hashlib
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from spade.generate.family import Family
+from spade.generate.family import Family, fresh_inputs, input_key, unique_inputs
 from spade.generate.registry import get_family
+from spade.records import TaskDraft
 
 # The held-out evaluation suite draws from negative seeds; training draws only seeds >= 0 (run.seed is >= 0 and
 # draft_task refuses the rest), so no held-out instance can be drawn by a run, whatever its seed.
 HELDOUT_SEED = -1
-
-
-@dataclass(frozen=True, slots=True)
-class TaskDraft:
-    """Everything of a Task except expected values: `public_inputs`/`hidden_inputs` are argument lists."""
-
-    task_id: str
-    description: str
-    signature: str
-    entry_point: str
-    difficulty: float
-    tags: tuple[str, ...]
-    public_inputs: tuple[tuple[Any, ...], ...]
-    hidden_inputs: tuple[tuple[Any, ...], ...]
-    reference_solution: str
-    family: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    provenance: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def all_inputs(self) -> tuple[tuple[Any, ...], ...]:
-        return self.public_inputs + self.hidden_inputs
 
 
 def draft_task(family: Family | str, difficulty: float, seed: int, index: int, n_public: int, n_hidden: int) -> TaskDraft:
@@ -107,47 +85,14 @@ def draft_tasks(
 
 def more_inputs(draft_family: str, knobs: Mapping[str, Any], salt: str, count: int, seen: Sequence[Sequence[Any]]) -> list[list[Any]]:
     """Extra random argument lists for a drafted variant (asked for when its tests were too weak)."""
-    fam = get_family(draft_family)
-    rng = random.Random(f"spade-more|{fam.name}|{salt}")
-    seen_keys = {_key(a) for a in seen}
-    # Edge cases the first draw left out come first: they are what usually tells mutants apart.
-    edges = _unique([e for e in fam.edge_inputs(knobs) if _key(e) not in seen_keys])[:count]
-    return edges + _fresh(lambda: fam.random_input(knobs, rng), count - len(edges), [list(a) for a in seen] + edges)
+    return get_family(draft_family).more_inputs(knobs, salt, count, seen)
 
 
 def _draw_inputs(fam: Family, knobs: Mapping[str, Any], rng: random.Random, n_public: int, n_hidden: int) -> tuple[list[list[Any]], list[list[Any]]]:
     # Public tests show typical random cases; edge cases go to the hidden tests, where they catch
     # solutions fitted to what the policy was shown.
-    public = _fresh(lambda: fam.random_input(knobs, rng), n_public, [])
-    edges = _unique([e for e in fam.edge_inputs(knobs) if _key(e) not in {_key(p) for p in public}])
+    public = fresh_inputs(lambda: fam.random_input(knobs, rng), n_public, [])
+    edges = unique_inputs([e for e in fam.edge_inputs(knobs) if input_key(e) not in {input_key(p) for p in public}])
     hidden = edges[: max(n_hidden // 2, 1)] if edges else []
-    hidden += _fresh(lambda: fam.random_input(knobs, rng), n_hidden - len(hidden), public + hidden)
+    hidden += fresh_inputs(lambda: fam.random_input(knobs, rng), n_hidden - len(hidden), public + hidden)
     return public, hidden
-
-
-def _fresh(draw: Any, count: int, seen: list[list[Any]]) -> list[list[Any]]:
-    # Small input spaces can run out of distinct values; give up after a bounded number of draws.
-    keys = {_key(s) for s in seen}
-    out: list[list[Any]] = []
-    for _ in range(count * 20):
-        if len(out) >= count:
-            break
-        args = draw()
-        if _key(args) not in keys:
-            keys.add(_key(args))
-            out.append(args)
-    return out
-
-
-def _unique(items: list[list[Any]]) -> list[list[Any]]:
-    seen: set[str] = set()
-    out = []
-    for item in items:
-        if _key(item) not in seen:
-            seen.add(_key(item))
-            out.append(item)
-    return out
-
-
-def _key(args: Sequence[Any]) -> str:
-    return json.dumps(list(args), sort_keys=True)

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from spade.config import SpadeConfig
-from spade.curriculum import Controller
-from spade.pipeline.stages import EXTERNAL, Engine, Progress, TaskStream
+from spade.curriculum import EXTERNAL, Controller
+from spade.pipeline.stages import Engine, Progress
 from spade.records import Task
+from spade.registry import TRAINERS
 from spade.store import RunStore
 
 
@@ -24,7 +25,6 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     from spade.sandbox.backend import open_pool
     from spade.train.checkpoint import load_checkpoint
     from spade.train.gate import EvalGate
-    from spade.train.rft import RftTrainer
 
     llm_tasks = cfg.generation.proposer == "llm"
     families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(cfg.generation.families)]
@@ -37,7 +37,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     )
     suite = load_suite(cfg.eval.suite)
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
-    trains = cfg.training.update_method in ("rft", "grpo", "dpo") and cfg.eval.every > 0
+    trains = cfg.training.update_method in TRAINERS and cfg.eval.every > 0
     gate_suite = load_suite(cfg.eval.gate_suite) if trains else []
     gate_tasks = gate_split(eval_tasks, gate_suite, cfg.eval.gate_limit or cfg.eval.limit,
                             cfg.generation.dedup_threshold)
@@ -50,18 +50,8 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
-        stream = TaskStream()
-        trainer = None
-        if cfg.training.update_method == "rft":
-            trainer = RftTrainer(policy, cfg.training, seed=cfg.run.seed)
-        elif cfg.training.update_method == "dpo":
-            from spade.train.dpo import DpoUpdater
-
-            trainer = DpoUpdater(policy, cfg.training, seed=cfg.run.seed)
-        elif cfg.training.update_method == "grpo":
-            from spade.train.grpo import GrpoUpdater
-
-            trainer = GrpoUpdater(policy, cfg.training, pool, cfg.reward, stream, cfg.sampling, seed=cfg.run.seed)
+        method = cfg.training.update_method
+        trainer = TRAINERS.get(method)(cfg, policy, pool) if method in TRAINERS else None
         gate = None
         if trainer is not None and cfg.eval.every:
             gate = (EvalGate.from_state(state["gate"]) if state.get("gate")
@@ -72,7 +62,6 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         progress("load model", 1, 1)
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
                      dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
-                     task_stream=stream,
                      proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint)
 
 
@@ -88,14 +77,10 @@ def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, thresho
 
 
 def make_policy(cfg: SpadeConfig) -> Any:
-    """The embedded model, or a model behind an OpenAI-compatible server (sampling only: it cannot be trained here)."""
-    if cfg.sampling.backend == "openai":
-        from spade.policy.openai_backend import OpenAIPolicy
+    """The policy backend sampling.backend names (spade.policy.backends)."""
+    from spade.registry import POLICIES
 
-        return OpenAIPolicy(cfg.sampling)
-    from spade.policy.embedded import EmbeddedPolicy
-
-    return EmbeddedPolicy(cfg.sampling, cfg.training)
+    return POLICIES.get(cfg.sampling.backend)(cfg)
 
 
 def make_proposer(cfg: SpadeConfig) -> Any:

@@ -14,10 +14,12 @@ from spade.config import SpadeConfig
 from spade.pipeline import stages
 from spade.pipeline.build import build_engine
 from spade.pipeline.progress import LoopDisplay
-from spade.pipeline.sinks import MetricSinks
 from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
+from spade.pipeline.sinks import MetricSinks
+from spade.records import Rollout
 from spade.reward import learnability
 from spade.store import IterationWrite
+from spade.store.views import update_count
 
 
 def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minutes: float | None = None,
@@ -77,8 +79,8 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     heartbeat(e.store.run_dir, i, "update")
     w.update = stages.update(e, w)
     w.decisions = e.controller.maybe_adjust()
-    updates_so_far = e.store.query("SELECT COUNT(*) FROM updates")[0][0] + (w.update is not None)
-    if e.cfg.eval.every and w.update and "checkpoint" in w.update and updates_so_far % e.cfg.eval.every == 0:
+    updates_so_far = update_count(e.store) + (w.update is not None)
+    if e.cfg.eval.every and w.update and w.update.checkpoint and updates_so_far % e.cfg.eval.every == 0:
         heartbeat(e.store.run_dir, i, "eval")
         w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
         stages.gate(e, w, e.cfg.eval.gate_suite)
@@ -89,24 +91,24 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     return w
 
 
-def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> dict[str, float]:
+def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, float]:
     n = len(rollouts)
     m: dict[str, float] = {
         "tasks_accepted": sum(1 for _, origin in w.tasks if origin == "generated"),
         "tasks_replayed": sum(1 for _, origin in w.tasks if origin == "replay"),
         "tasks_rejected": len(w.rejections),
         "rollouts": n,
-        "pass_rate": sum(r.status.value == "passed" for _, r, _ in rollouts) / n if n else 0.0,
-        "mean_reward": sum(rw.total for _, _, rw in rollouts) / n if n else 0.0,
-        "timeout_share": sum(r.timed_out for _, r, _ in rollouts) / n if n else 0.0,
-        "hardcoding_suspected": sum(rw.hardcoding_suspected for _, _, rw in rollouts),
-        "no_code_share": sum(not c.code for c, _, _ in rollouts) / n if n else 0.0,
+        "pass_rate": sum(r.passed for r in rollouts) / n if n else 0.0,
+        "mean_reward": sum(r.reward.total for r in rollouts) / n if n else 0.0,
+        "timeout_share": sum(r.result.timed_out for r in rollouts) / n if n else 0.0,
+        "hardcoding_suspected": sum(r.reward.hardcoding_suspected for r in rollouts),
+        "no_code_share": sum(not r.candidate.code for r in rollouts) / n if n else 0.0,
         "tokens_per_s": float(getattr(e.policy, "last_tokens_per_s", 0.0)),
         "executions_per_s": n / e.timings["execute"] if e.timings.get("execute") else 0.0,
     }
     proposed = {t.task_id for t, _ in w.tasks if t.provenance.get("source") == "llm"}
     if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
-        rates = {tid: [r.status.value == "passed" for c, r, _ in rollouts if c.task_id == tid] for tid in proposed}
+        rates = {tid: [r.passed for r in rollouts if r.task_id == tid] for tid in proposed}
         scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]
         if scores:
             m["proposer/learnability"] = sum(scores) / len(scores)
@@ -114,13 +116,13 @@ def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list) -> di
         m[f"difficulty/{name}"] = s.difficulty
     for stage, seconds in e.timings.items():
         m[f"seconds/{stage}"] = seconds
-    if w.update and "loss_last" in w.update:
-        m["update_loss"] = w.update["loss_last"]
-    if w.update and w.update.get("rollback"):
+    if w.update and w.update.loss_last is not None:
+        m["update_loss"] = w.update.loss_last
+    if w.update and w.update.rollback:
         m["rollback"] = 1.0
     for ev in w.evals:
-        for k, v in ev.get("pass_at_k", {}).items():
-            m[f"eval/{ev['suite']}/pass@{k}"] = v
+        for k, v in ev.pass_at_k.items():
+            m[f"eval/{ev.suite}/pass@{k}"] = v
     return m
 
 

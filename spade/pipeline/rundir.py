@@ -153,7 +153,9 @@ def heartbeat(run_dir: Path, iteration: int, stage: str) -> None:
 
 def export_metrics(store: RunStore) -> None:
     """Rewrite metrics.jsonl from the database (one line per committed iteration)."""
-    rows = store.query("SELECT iteration, name, value FROM metrics ORDER BY iteration, name")
+    from spade.store.views import metric_rows
+
+    rows = metric_rows(store)
     by_iteration: dict[int, dict[str, float]] = {}
     for it, name, value in rows:
         by_iteration.setdefault(it, {"iteration": it})[name] = value

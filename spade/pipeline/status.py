@@ -9,9 +9,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from spade.curriculum.calibration import calibration
 from spade.pipeline.rundir import HEARTBEAT_NAME
-from spade.report.runview import calibration, task_outcomes
 from spade.store import RunStore
+from spade.store.views import latest_evals, pass_curve, rejections_by_reason, run_counts, task_outcomes
 
 
 @dataclass(frozen=True)
@@ -37,32 +38,27 @@ class RunSummary:
 
 
 def summarise(store: RunStore) -> RunSummary:
-    one = lambda sql: store.query(sql)[0][0]  # noqa: E731
     last = store.last_iteration()
     state = store.state_after(last) if last >= 0 else {}
     families = state.get("controller", {}).get("families", {})
-    evals = store.query("SELECT e.json FROM evals e WHERE e.iteration = (SELECT MAX(iteration) FROM evals f"
-                        " WHERE f.suite = e.suite) ORDER BY e.suite")
-    hb_path = store.run_dir / HEARTBEAT_NAME
+    counts = run_counts(store)
     return RunSummary(
         iterations=last + 1,
-        tasks_accepted=one("SELECT COUNT(*) FROM tasks"),
-        tasks_rejected=one("SELECT COUNT(*) FROM rejections"),
-        rejected_by_reason=dict(store.query("SELECT reason, COUNT(*) FROM rejections GROUP BY reason ORDER BY 2 DESC")),
-        tasks_replayed=one("SELECT COUNT(*) FROM task_uses WHERE origin = 'replay'"),
-        rollouts=one("SELECT COUNT(*) FROM executions"),
-        pass_rate=one("SELECT COALESCE(AVG(status = 'passed'), 0) FROM executions"),
-        mean_reward=one("SELECT COALESCE(AVG(total), 0) FROM rewards"),
-        hardcoding_suspected=one("SELECT COALESCE(SUM(hardcoding_suspected), 0) FROM rewards"),
+        tasks_accepted=counts["tasks_accepted"],
+        tasks_rejected=counts["tasks_rejected"],
+        rejected_by_reason=rejections_by_reason(store),
+        tasks_replayed=counts["tasks_replayed"],
+        rollouts=counts["rollouts"],
+        pass_rate=counts["pass_rate"],
+        mean_reward=counts["mean_reward"],
+        hardcoding_suspected=counts["hardcoding_suspected"],
         difficulty_now={f: s["difficulty"] for f, s in sorted(families.items())},
         difficulty_history={f: s["history"] for f, s in sorted(families.items())},
-        updates=one("SELECT COUNT(*) FROM updates"),
-        rollbacks=one("SELECT COUNT(*) FROM metrics WHERE name = 'rollback'"),
-        last_evals=[json.loads(row[0]) for row in evals],
-        curve=[tuple(r) for r in store.query(
-            "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
-            " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")],
-        heartbeat=_heartbeat(hb_path),
+        updates=counts["updates"],
+        rollbacks=counts["rollbacks"],
+        last_evals=latest_evals(store),
+        curve=pass_curve(store),
+        heartbeat=_heartbeat(store.run_dir / HEARTBEAT_NAME),
         calibration=[asdict(r) for r in calibration(task_outcomes(store))],
     )
 

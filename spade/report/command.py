@@ -16,7 +16,7 @@ def write_report(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """Render the report of the run in `run_dir` to `out` (default RUN_DIR/report.html); return the path."""
     from spade.doctor.rules import diagnose
     from spade.report.html import render
-    from spade.report.runview import load_view
+    from spade.store.views import load_view
 
     with RunStore(Path(run_dir), read_only=True) as store:
         view = load_view(store)

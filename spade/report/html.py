@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spade.audit import FINDINGS
+from spade.curriculum.calibration import calibration
 from spade.report.plots import FIGURES, to_png
-from spade.report.runview import RunView, calibration
+from spade.store.views import RunView
 
 if TYPE_CHECKING:
     from spade.doctor.rules import Diagnosis

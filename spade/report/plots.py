@@ -10,7 +10,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from spade.report.runview import RunView
+from spade.store.views import RunView
 
 Figure = Any  # matplotlib.figure.Figure, imported lazily
 WIDTH, HEIGHT, DPI = 7.5, 3.6, 100

@@ -53,7 +53,7 @@ def compute_reward(task: Task, code: str, result: ExecResult, cfg: RewardConfig)
 
 def efficiency_penalty(task: Task, result: ExecResult, cfg: RewardConfig) -> float:
     """Grows with log(candidate CPU / reference CPU) beyond the free ratio, capped at the weight."""
-    reference = float(task.params.get("reference_cpu_s", 0.0)) * max(1, len(task.all_tests))
+    reference = (task.reference_cpu_s or 0.0) * max(1, len(task.all_tests))
     if reference <= 0 or cfg.efficiency_weight == 0:
         return 0.0
     ratio = result.cpu_time_s / max(reference, 1e-4)

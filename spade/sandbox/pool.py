@@ -199,7 +199,7 @@ class SandboxPool:
         tests = task.all_tests
         if time_limits is None:
             # The reference's CPU time per test (recorded by validation) sets the limit when it is known.
-            ref = task.params.get("reference_cpu_s")
+            ref = task.reference_cpu_s
             per_test = None if ref is None else (float(ref),) * len(tests)
             time_limits = time_limits_for(self.cfg, len(tests), per_test)
         limits = tuple(time_limits)

@@ -19,8 +19,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from spade.config import SpadeConfig
 from spade.errors import TaskFormatError
+from spade.rollout import Grader
 from spade.service.admission import Admission, Refused
-from spade.service.grading import GradeRequest, code_of, graded
+from spade.service.grading import GradeRequest, grade_request, graded
 from spade.service.guard import Guard
 from spade.service.metrics import Metrics
 from spade.service.runcode import Limits, RunCodeRequest, RunCodeResponse, job_for, response_for
@@ -99,13 +100,11 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
         from spade.taskio import task_from_dict
 
         task = task_from_dict(body.task)
-        codes = code_of(body, task)
-        pool = request.app.state.pool
+        grader = Grader(request.app.state.pool, cfg.reward)
         async with request.app.state.admission.slot(time.monotonic() + serve.request_timeout_s):
-            results = await asyncio.gather(*(pool.ascore(task, code) for code in codes))
+            rollouts = await asyncio.to_thread(grade_request, body, task, grader)
         request.state.verdict = "graded"
-        return {"task_id": task.task_id,
-                "results": [graded(task, code, result, cfg.reward) for code, result in zip(codes, results)]}
+        return {"task_id": task.task_id, "results": [graded(r) for r in rollouts]}
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

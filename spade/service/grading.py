@@ -1,23 +1,21 @@
 """SPADE's own grading endpoint: completions (or bare code) for one task, through the same path as `spade run`.
 
 in: a task in the write-up's schema (hidden tests included), completions as the policy wrote them (code extracted
-by the policy's extractor) or code as is. out: per completion the sandbox's verdict per test, the scores and the
-reward terms (spade.reward), exactly what the loop records for a rollout. Expected values never leave the host's
-side of the sandbox; the response holds only what the client sent and the verdicts. The pre-execution screen's
-findings join the events, as in the loop.
+by the task kind's extractor) or code as is, graded on the one grading path (spade.rollout: screen, execute, reward).
+out: per completion the sandbox's verdict per test, the scores and the reward terms, exactly what the loop records
+for a rollout (the screen's findings among the events). Expected values never leave the host's side of the
+sandbox; the response holds only what the client sent and the verdicts.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from spade.config import RewardConfig
-from spade.policy.extract import extract_code
-from spade.records import ExecResult, Task
-from spade.reward import compute_reward
+from spade.records import Candidate, Completion, Rollout, Task
+from spade.rollout import Grader
 
 MAX_ANSWERS = 256
 
@@ -42,26 +40,22 @@ class GradeRequest(BaseModel):
         return self.completions if self.completions is not None else (self.code or [])
 
 
-def code_of(request: GradeRequest, task: Task) -> list[str]:
+def grade_request(request: GradeRequest, task: Task, grader: Grader) -> list[Rollout]:
+    """Every answer of the request graded on the one grading path (spade.rollout), in order."""
+    n = len(request.answers)
+    ids = [f"{task.task_id}:grade:{k}" for k in range(n)]
     if request.code is not None:
-        return list(request.code)
-    return [extract_code(text, task.entry_point, prefilled=request.prefilled) for text in request.answers]
+        candidates = [Candidate(cid, task.task_id, code, code, "", "") for cid, code in zip(ids, request.code)]
+        return grader.grade_candidates([task] * n, candidates)
+    return grader.grade([task] * n, [Completion(text) for text in request.answers], ids=ids,
+                        prefilled=request.prefilled)
 
 
-def screened(code: str, result: ExecResult) -> ExecResult:
-    """The pre-execution screen's findings (spade.audit) added to the events, as the loop adds them."""
-    from spade.audit import screen_code
-
-    found = screen_code(code)
-    return replace(result, events=result.events + tuple(f"screen:{f}" for f in found)) if found else result
-
-
-def graded(task: Task, code: str, result: ExecResult, reward_cfg: RewardConfig) -> dict[str, Any]:
-    result = screened(code, result)
-    reward = compute_reward(task, code, result, reward_cfg)
+def graded(rollout: Rollout) -> dict[str, Any]:
+    result = rollout.result
     return {
-        "code": code, "status": result.status.value, "score": result.score, "public_score": result.public_score,
-        "hidden_score": result.hidden_score, "reward": asdict(reward),
+        "code": rollout.candidate.code, "status": result.status.value, "score": result.score,
+        "public_score": result.public_score, "hidden_score": result.hidden_score, "reward": asdict(rollout.reward),
         "tests": [dict(asdict(t), status=t.status.value) for t in result.tests],
         "cpu_time_s": result.cpu_time_s, "peak_memory_kb": result.peak_memory_kb, "wall_time_s": result.wall_time_s,
         "events": list(result.events), "load_error": result.load_error,

@@ -89,7 +89,7 @@ class LocalLlamaServer:
     def __init__(self, model: str | Path | None = None, *, threads: int = 1, n_ctx: int = 2048,
                  alias: str = "", start_timeout_s: float = 180.0) -> None:
         if model is None:
-            from spade.policy.model_files import find_gguf
+            from spade.serving.gguf import find_gguf
 
             model = find_gguf()
         self.model = Path(model)

@@ -17,7 +17,9 @@ from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
-from spade.records import Candidate, Decision, ExecResult, Reward, Task
+from spade.records import (
+    AuditEntry, Decision, EvalReport, ExecResult, Rejection, Rollout, Task, UpdateResult,
+)
 from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
 
@@ -38,13 +40,13 @@ class IterationWrite:
     started_at: float = field(default_factory=time.time)
     tasks: list[tuple[Task, str]] = field(default_factory=list)  # (task, origin: generated|replay)
     task_uses: list[tuple[str, str]] = field(default_factory=list)  # (task_id, origin) of tasks stored earlier
-    rejections: list[tuple[str, str, float, str, str]] = field(default_factory=list)  # id, family, diff, reason, detail
-    rollouts: list[tuple[Candidate, ExecResult, Reward]] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    rollouts: list[Rollout] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
-    update: dict[str, Any] | None = None
-    evals: list[dict[str, Any]] = field(default_factory=list)
-    audit: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # kind, ref, model, prompt_hash, result
+    update: UpdateResult | None = None
+    evals: list[EvalReport] = field(default_factory=list)
+    audit: list[AuditEntry] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)  # controller / sampler state after this iteration
 
 
@@ -196,10 +198,10 @@ class RunStore:
             [(w.iteration, k, float(v)) for k, v in sorted(w.metrics.items())],
         )
         if w.update is not None:
-            c.execute("INSERT INTO updates(iteration, json) VALUES (?, ?)", (w.iteration, _json(w.update)))
+            c.execute("INSERT INTO updates(iteration, json) VALUES (?, ?)", (w.iteration, _json(w.update.to_dict())))
         c.executemany(
             "INSERT INTO evals(iteration, suite, json) VALUES (?,?,?)",
-            [(w.iteration, e["suite"], _json(e)) for e in w.evals],
+            [(w.iteration, e.suite, _json(e.to_dict())) for e in w.evals],
         )
         self._write_audit(w.iteration, w.audit, w.started_at)
         c.execute(
@@ -207,10 +209,10 @@ class RunStore:
             (w.iteration, w.started_at, time.time(), _json(w.state)),
         )
 
-    def _write_audit(self, iteration: int, rows: list[tuple[str, str, str, str, str]], at: float) -> None:
+    def _write_audit(self, iteration: int, rows: list[AuditEntry], at: float) -> None:
         self.conn.executemany(
             "INSERT INTO audit(iteration, kind, ref, model, prompt_hash, result, at) VALUES (?,?,?,?,?,?,?)",
-            [(iteration, *a, at) for a in rows],
+            [(iteration, a.kind, a.ref, a.model, a.prompt_hash, a.result, at) for a in rows],
         )
 
     # --- the environment's writes: several processes share one run (spade.env) ---------------------------
@@ -245,9 +247,8 @@ class RunStore:
         return value
 
     def add_drawn(self, since_rowid: int,
-                  accept: Callable[[list[Task]], tuple[list[Task], list[tuple[str, str, float, str, str]]]],
-                  rejections: list[tuple[str, str, float, str, str]], audit: list[tuple[str, str, str, str, str]]
-                  ) -> tuple[int, list[Task], int]:
+                  accept: Callable[[list[Task]], tuple[list[Task], list[Rejection]]],
+                  rejections: list[Rejection], audit: list[AuditEntry]) -> tuple[int, list[Task], int]:
         """Store drawn tasks under the open iteration (the next to be committed), in one transaction.
         `accept(tasks stored after since_rowid)` runs under the lock and returns the tasks to store and more
         rejections (duplicates of tasks another process stored meanwhile). Task audit rows are kept for stored
@@ -263,9 +264,9 @@ class RunStore:
                         (task.task_id, iteration, task.family, task.difficulty, _json(task_to_dict(task))))
                 self.conn.executemany(
                     "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
-                    [(iteration, *r) for r in [*rejections, *more]])
+                    [(iteration, r.draft_id, r.family, r.difficulty, r.reason, r.detail) for r in [*rejections, *more]])
                 stored = {t.task_id for t in tasks}
-                self._write_audit(iteration, [a for a in audit if a[0] != "task" or a[1] in stored], time.time())
+                self._write_audit(iteration, [a for a in audit if a.kind != "task" or a.ref in stored], time.time())
                 newest = self.conn.execute("SELECT MAX(rowid) FROM tasks").fetchone()[0] or 0
         return iteration, tasks, newest
 
@@ -302,11 +303,12 @@ class RunStore:
         )
         self.conn.executemany(
             "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
-            [(w.iteration, *r) for r in w.rejections],
+            [(w.iteration, r.draft_id, r.family, r.difficulty, r.reason, r.detail) for r in w.rejections],
         )
 
     def _write_rollouts(self, w: IterationWrite) -> None:
-        for cand, result, reward in w.rollouts:
+        for rollout in w.rollouts:
+            cand, result, reward = rollout.candidate, rollout.result, rollout.reward
             self.conn.execute(
                 "INSERT INTO candidates(candidate_id, iteration, task_id, completion, code, model, prompt_hash,"
                 " prompt_variant, new_tokens) VALUES (?,?,?,?,?,?,?,?,?)",

@@ -17,6 +17,7 @@ from typing import Any
 
 from spade.config import TrainingConfig
 from spade.dedup.normalize import canonical_code
+from spade.records import Rollout
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +81,13 @@ def _code_key(code: str) -> str:
 OLDER_ROLLOUTS = 20_000  # the newest earlier rollouts read per update (their pass rates and passing samples)
 
 
-def rft_buffer(rollouts: Sequence[tuple[Any, Any, Any]], store: Any, training: TrainingConfig,
+def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig,
                replay_ratio: float) -> tuple[list[Sample], dict[str, int]]:
-    """An RFT update's buffer: this iteration's (candidate, result, reward) rollouts first, then the run's earlier
+    """An RFT update's buffer: this iteration's rollouts first, then the run's earlier
     ones from `store` (newest first), which keep at least the replay share of training.max_examples when they
     have it. Pass rates for the learning zone count every rollout of a task, this iteration's and earlier."""
-    fresh = [Sample(c.task_id, c.completion, c.code, r.status.value == "passed", c.prompt_variant)
-             for c, r, _ in rollouts]
+    fresh = [Sample(r.task_id, r.candidate.completion, r.candidate.code, r.passed, r.candidate.prompt_variant)
+             for r in rollouts]
     older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
     rates = pass_rates([*fresh, *older])
     chosen = select([*fresh, *older], limit=len(fresh) + len(older), learning_zone=training.learning_zone,
@@ -121,15 +122,15 @@ def preference_pairs(samples: Sequence[Sample], *, limit: int, per_task: int = 0
     return pairs[:limit]
 
 
-def dpo_buffer(rollouts: Sequence[tuple[Any, Any, Any]], store: Any, training: TrainingConfig,
+def dpo_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig,
                tasks: Mapping[str, Any]) -> tuple[list[Any], dict[str, int]]:
     """A DPO update's pairs: (passing, failing) samples of one task from this iteration's rollouts, then the
     run's earlier ones (newest first), at most training.max_examples pairs; `tasks` resolves this iteration's
     task ids, the store the rest."""
     from spade.train.dpo import PreferencePair
 
-    fresh = [Sample(c.task_id, c.completion, c.code, r.status.value == "passed", c.prompt_variant)
-             for c, r, _ in rollouts]
+    fresh = [Sample(r.task_id, r.candidate.completion, r.candidate.code, r.passed, r.candidate.prompt_variant)
+             for r in rollouts]
     older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
     pairs = preference_pairs([*fresh, *older], limit=training.max_examples, per_task=training.per_task)
     out = [PreferencePair(tasks.get(good.task_id) or store.task(good.task_id), good.completion, bad.completion,

@@ -1,8 +1,9 @@
 """Checkpoints after a policy update: adapter (or full weights), optimizer, RNG states and the caller's state.
 
-In: a checkpoint root, a step, the policy and the `RftTrainer`, plus a JSON-able dict (controller state...).
+In: a checkpoint root, a step, the policy and its `Trainer` (spade.train.base), plus a JSON-able dict (controller state...).
 Out: `<root>/ckpt-<step>/`, written into a temporary sibling and renamed, so a crash never leaves half of one.
-`prune` keeps the N most recent plus the one marked best; `load_checkpoint` restores everything in place.
+`prune` keeps the N most recent plus the one marked best; `load_checkpoint` restores everything in place. The
+layout and weight loading are spade.policy.weights (evaluation loads weights without a trainer).
 """
 
 from __future__ import annotations
@@ -16,12 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from spade.errors import TrainingError
-from spade.train.rft import RftTrainer
+from spade.policy.weights import (
+    ADAPTER,
+    BEST_FILE,
+    PREFIX,
+    WEIGHTS,
+    best_checkpoint,
+    checkpoints,
+    latest_checkpoint,
+    load_weights,
+)
+from spade.train.base import Trainer
 
-PREFIX = "ckpt-"
-BEST_FILE = "best.json"
-_ADAPTER = "adapter"
-_WEIGHTS = "weights.safetensors"
+__all__ = ["best_checkpoint", "checkpoint_name", "latest_checkpoint", "load_checkpoint", "mark_best", "prune",
+           "save_checkpoint"]
 
 
 def checkpoint_name(step: int) -> str:
@@ -29,7 +38,7 @@ def checkpoint_name(step: int) -> str:
 
 
 def save_checkpoint(
-    root: str | Path, step: int, policy: Any, trainer: RftTrainer, extra: dict[str, Any] | None = None,
+    root: str | Path, step: int, policy: Any, trainer: Trainer, extra: dict[str, Any] | None = None,
     *, best: bool = False,
 ) -> Path:
     """Write checkpoint `step` under `root` atomically and return its path; `best` also marks it best."""
@@ -58,7 +67,7 @@ def save_checkpoint(
     return final
 
 
-def load_checkpoint(path: str | Path, policy: Any, trainer: RftTrainer) -> dict[str, Any]:
+def load_checkpoint(path: str | Path, policy: Any, trainer: Trainer) -> dict[str, Any]:
     """Restore weights, optimizer and RNG states from `path` in place; returns the caller's extra state."""
     import torch
 
@@ -66,21 +75,13 @@ def load_checkpoint(path: str | Path, policy: Any, trainer: RftTrainer) -> dict[
     if not (path / "state.json").is_file():
         raise TrainingError(f"checkpoint path {path} holds no state.json; pass a directory written by save_checkpoint")
     trainer.prepare()  # the optimizer must exist, holding the very parameters the weights are loaded into
-    if (path / _ADAPTER).is_dir():
-        policy.load_adapter(path / _ADAPTER)
-    else:
-        _load_full_weights(policy.model, path / _WEIGHTS)
+    load_weights(path, policy)
     trainer.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=True))
     torch.set_rng_state(torch.load(path / "rng.pt", weights_only=True)["torch"])
     state = json.loads((path / "state.json").read_text())
     random.setstate(_tupled(state["python_rng"]))
     trainer.updates = int(state["updates"])
     return dict(state["extra"])
-
-
-def latest_checkpoint(root: str | Path) -> Path | None:
-    found = _checkpoints(Path(root))
-    return found[-1] if found else None
 
 
 def mark_best(root: str | Path, name: str) -> None:
@@ -91,14 +92,6 @@ def mark_best(root: str | Path, name: str) -> None:
     os.replace(tmp, root / BEST_FILE)
 
 
-def best_checkpoint(root: str | Path) -> Path | None:
-    marker = Path(root) / BEST_FILE
-    if not marker.is_file():
-        return None
-    candidate = Path(root) / json.loads(marker.read_text())["best"]
-    return candidate if candidate.is_dir() else None
-
-
 def prune(root: str | Path, keep: int, best: str | Path | None = None) -> list[Path]:
     """Delete all but the `keep` most recent checkpoints and `best` (default: the one marked best)."""
     root = Path(root)
@@ -106,24 +99,18 @@ def prune(root: str | Path, keep: int, best: str | Path | None = None) -> list[P
         raise TrainingError(f"prune keep = {keep} must be 0 or more")
     best_path = Path(best) if best is not None else best_checkpoint(root)
     best_name = best_path.name if best_path is not None else None
-    found = _checkpoints(root)
+    found = checkpoints(root)
     doomed = [p for p in found[: max(len(found) - keep, 0)] if p.name != best_name]
     for p in doomed:
         shutil.rmtree(p)
     return doomed
 
 
-def _checkpoints(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith(PREFIX))
-
-
 def _save_weights(model: Any, out: Path) -> None:
     from peft import PeftModel
 
     if isinstance(model, PeftModel):
-        model.save_pretrained(str(out / _ADAPTER))
+        model.save_pretrained(str(out / ADAPTER))
         return
     from safetensors.torch import save_file
 
@@ -135,21 +122,7 @@ def _save_weights(model: Any, out: Path) -> None:
             continue
         seen.add(tensor.data_ptr())
         tensors[name] = tensor.detach().contiguous()
-    save_file(tensors, str(out / _WEIGHTS))
-
-
-def _load_full_weights(model: Any, file: Path) -> None:
-    import torch
-    from safetensors.torch import load_file
-
-    loaded = load_file(str(file))
-    params = dict(model.state_dict())
-    missing = [k for k in params if k not in loaded and not model.config.tie_word_embeddings]
-    if missing:
-        raise TrainingError(f"checkpoint weights {file} lack {len(missing)} tensors (first: {missing[0]})")
-    with torch.no_grad():
-        for name, value in loaded.items():
-            params[name].copy_(value)
+    save_file(tensors, str(out / WEIGHTS))
 
 
 def _jsonable(state: Any) -> Any:

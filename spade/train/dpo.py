@@ -25,7 +25,8 @@ from typing import Any
 
 from spade.config import TrainingConfig
 from spade.errors import TrainingError
-from spade.records import Task
+from spade.records import Task, UpdateResult
+from spade.train.base import UpdateBatch
 from spade.train.rft import GRAD_CLIP, UpdateStats, update_steps
 
 
@@ -46,7 +47,7 @@ class DpoUpdater:
     def __init__(self, policy: Any, training: TrainingConfig | None = None, *, seed: int = 0) -> None:
         self.policy = policy
         self.config = training or TrainingConfig()
-        self.seed = seed  # the LoRA adapter's initial weights are a function of it (see spade.train.rft._with_lora)
+        self.seed = seed  # the LoRA adapter's initial weights are a function of it (see spade.train.rft.with_lora)
         self.optimizer: Any = None
         self.updates = 0
 
@@ -56,10 +57,10 @@ class DpoUpdater:
             return
         import torch
 
-        from spade.train.rft import _with_lora
+        from spade.train.rft import with_lora
 
         if self.config.lora_r > 0:
-            self.policy.model = _with_lora(self.policy.model, self.config, self.seed)
+            self.policy.model = with_lora(self.policy.model, self.config, self.seed)
         else:
             for p in self.policy.model.parameters():
                 p.requires_grad_(True)
@@ -72,7 +73,13 @@ class DpoUpdater:
         return [{"prompt": self.policy.prompt_text(p.task, p.prompt_variant),
                  "chosen": target(p.task, p.chosen), "rejected": target(p.task, p.rejected)} for p in pairs]
 
-    def update(self, pairs: Sequence[PreferencePair], *, seed: int = 0) -> UpdateStats:
+    def update(self, batch: UpdateBatch) -> UpdateResult:
+        """The Trainer protocol (spade.train.base): DPO steps on the batch's preference pairs."""
+        stats = self.train_on(batch.pairs, seed=batch.seed)
+        return UpdateResult(method="dpo", examples=stats.examples, steps=stats.steps, loss_first=stats.loss_first,
+                            loss_last=stats.loss_last, seconds=stats.seconds)
+
+    def train_on(self, pairs: Sequence[PreferencePair], *, seed: int = 0) -> UpdateStats:
         if not pairs:
             raise TrainingError("no preference pairs to train on; DPO needs tasks with both passing and failing samples")
         self.prepare()

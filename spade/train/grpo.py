@@ -1,8 +1,10 @@
 """Online GRPO of the policy through TRL's `GRPOTrainer`, rewarded by SPADE's sandbox, on a live task stream.
 
 In: the `EmbeddedPolicy` (its model is trained in place), a `SandboxPool`, the reward config and `task_stream`,
-a callable the pipeline provides that returns the next task at the controller's current difficulty (read lazily,
-one prompt at a time, so a difficulty change reaches training within a batch or two). Out: `GrpoStats`.
+a callable that returns the next task (by default a `TaskStream` over each `UpdateBatch`'s tasks, which the loop
+draws at the controller's current difficulty; read lazily, one prompt at a time, so a difficulty change reaches
+training within a batch or two). Completions are graded on the one grading path (spade.rollout). Out: an
+`UpdateResult` (the Trainer protocol) carrying the graded rollouts, which the loop commits with the iteration.
 The algorithm is TRL's; SPADE supplies prompts, reward and optimizer. Departures from published GRPO
 (DeepSeekMath, Shao et al. 2024), all deliberate:
 - Group size is training.grpo_generations (default 4, the paper used 64) and a step sees batch_size completions
@@ -27,12 +29,11 @@ from typing import Any
 
 from spade.config import RewardConfig, SamplingConfig, TrainingConfig
 from spade.errors import TrainingError
-from spade.policy.extract import extract_code
 from spade.policy.prompts import variant_for
-from spade.records import ExecResult, Reward, Task
-from spade.reward import compute_reward
+from spade.records import Completion, Rollout, Task, UpdateResult
+from spade.rollout import Grader
+from spade.train.base import UpdateBatch
 
-TaskStream = Callable[[], Task]
 GRAD_CLIP = 1.0
 _STREAMS: dict[str, GrpoUpdater] = {}
 
@@ -51,37 +52,39 @@ class GrpoStats:
     pass_rate: float
 
 
-@dataclass(frozen=True, slots=True)
-class GrpoRollout:
-    """One completion GRPO generated and SPADE scored (for the run's records)."""
+class TaskStream:
+    """The default source of GRPO's prompts: cycles over the tasks of the last `UpdateBatch`, read lazily by the
+    trainer."""
 
-    task_id: str
-    completion: str
-    code: str
-    result: ExecResult
-    reward: Reward
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self._next = 0
+
+    def __call__(self) -> Task:
+        task = self.tasks[self._next % len(self.tasks)]
+        self._next += 1
+        return task
 
 
 class SandboxReward:
-    """TRL reward function: extract code, score it in the pool, return `compute_reward` totals in order."""
+    """TRL reward function over SPADE's one grading path (spade.rollout): extract, screen, execute, reward; returns
+    the totals in order and keeps every `Rollout` (for the run's records)."""
 
     __name__ = "spade_reward"  # TRL names logged reward columns after the function
 
-    def __init__(self, pool: Any, cfg: RewardConfig, tasks: dict[str, Task]) -> None:
-        self.pool, self.cfg, self.tasks = pool, cfg, tasks
-        self.rollouts: list[GrpoRollout] = []
+    def __init__(self, pool: Any, cfg: RewardConfig, tasks: dict[str, Task], model: str = "grpo") -> None:
+        self.grader, self.tasks, self.model = Grader(pool, cfg), tasks, model
+        self.rollouts: list[Rollout] = []
+        self.id_prefix = "grpo"  # candidate ids are '<task_id>:<id_prefix>:<n>'; the loop names the iteration
 
     def __call__(self, prompts: list[str], completions: list[str], task_id: list[str], **_: Any) -> list[float]:
         tasks = [self.tasks[t] for t in task_id]
-        codes = [extract_code(c, t.entry_point) for c, t in zip(completions, tasks)]
+        first = len(self.rollouts)
+        ids = [f"{t.task_id}:{self.id_prefix}:{first + k}" for k, t in enumerate(tasks)]
         # Empty code goes to the sandbox too: it comes back a no-entry-point verdict, scored as a format failure.
-        results = self.pool.score_many(list(zip(tasks, codes)))
-        totals = []
-        for task, completion, code, result in zip(tasks, completions, codes, results):
-            reward = compute_reward(task, code, result, self.cfg)
-            self.rollouts.append(GrpoRollout(task.task_id, completion, code, result, reward))
-            totals.append(reward.total)
-        return totals
+        rollouts = self.grader.grade(tasks, [Completion(c) for c in completions], ids=ids, model=self.model)
+        self.rollouts.extend(rollouts)
+        return [r.reward.total for r in rollouts]
 
 
 class GrpoUpdater:
@@ -89,17 +92,19 @@ class GrpoUpdater:
     updates) and for `spade.train.gate.lower_lr`."""
 
     def __init__(self, policy: Any, training: TrainingConfig, pool: Any, reward: RewardConfig,
-                 task_stream: TaskStream, sampling: SamplingConfig | None = None, *, seed: int = 0) -> None:
+                 task_stream: Callable[[], Task] | None = None, sampling: SamplingConfig | None = None, *,
+                 seed: int = 0) -> None:
         if training.batch_size % training.grpo_generations:
             raise TrainingError(
                 f"training.batch_size = {training.batch_size} must be a multiple of training.grpo_generations = "
                 f"{training.grpo_generations} (each prompt's group of completions shares a batch)"
             )
-        self.policy, self.config, self.task_stream = policy, training, task_stream
-        self.seed = seed  # the LoRA adapter's initial weights are a function of it (see spade.train.rft._with_lora)
+        self.policy, self.config = policy, training
+        self.task_stream: Callable[[], Task] = task_stream or TaskStream()
+        self.seed = seed  # the LoRA adapter's initial weights are a function of it (see spade.train.rft.with_lora)
         self.sampling = sampling or policy.sampling
         self.tasks: dict[str, Task] = {}
-        self.reward = SandboxReward(pool, reward, self.tasks)
+        self.reward = SandboxReward(pool, reward, self.tasks, getattr(policy, "name", "grpo"))
         self.optimizer: Any = None
         self.updates = 0
         self.drawn = 0
@@ -110,17 +115,29 @@ class GrpoUpdater:
             return
         import torch
 
-        from spade.train.rft import _with_lora
+        from spade.train.rft import with_lora
 
         if self.config.lora_r > 0:
-            self.policy.model = _with_lora(self.policy.model, self.config, self.seed)
+            self.policy.model = with_lora(self.policy.model, self.config, self.seed)
         else:
             for p in self.policy.model.parameters():
                 p.requires_grad_(True)
         params = [p for p in self.policy.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
 
-    def update(self, steps: int | None = None, *, seed: int = 0) -> GrpoStats:
+    def update(self, batch: UpdateBatch) -> UpdateResult:
+        """The Trainer protocol (spade.train.base): GRPO steps on the batch's tasks (when the stream is a
+        TaskStream), answered, graded and kept as rollouts."""
+        if batch.tasks and isinstance(self.task_stream, TaskStream):
+            self.task_stream.tasks = list(batch.tasks)  # tasks at the controller's current difficulties
+        self.reward.rollouts.clear()  # the last update's went out with its result
+        self.reward.id_prefix = f"{batch.iteration}:grpo"
+        stats = self.run(seed=batch.seed)
+        return UpdateResult(method="grpo", examples=stats.examples, steps=stats.steps, loss_first=stats.loss_first,
+                            loss_last=stats.loss_last, seconds=stats.seconds, mean_reward=stats.mean_reward,
+                            pass_rate=stats.pass_rate, rollouts=tuple(self.reward.rollouts))
+
+    def run(self, steps: int | None = None, *, seed: int = 0) -> GrpoStats:
         """`steps` GRPO steps (default training.steps_per_update), each on freshly generated groups."""
         steps = steps or self.config.steps_per_update
         self.prepare()
@@ -172,12 +189,12 @@ class GrpoUpdater:
             yield {"prompt": self.policy.prompt_text(task, variant_for(i)), "task_id": task.task_id}
 
     @staticmethod
-    def _stats(log: list[dict[str, Any]], rollouts: list[GrpoRollout], steps: int, seconds: float) -> GrpoStats:
+    def _stats(log: list[dict[str, Any]], rollouts: list[Rollout], steps: int, seconds: float) -> GrpoStats:
         losses = [float(e["loss"]) for e in log if "loss" in e]
         if not rollouts:
             raise TrainingError("GRPO ran no rollouts; check that task_stream returns tasks")
         totals = [r.reward.total for r in rollouts]
-        passed = [r.result.status.value == "passed" for r in rollouts]
+        passed = [r.passed for r in rollouts]
         return GrpoStats(
             examples=len(rollouts), steps=steps, loss_first=losses[0] if losses else float("nan"),
             loss_last=losses[-1] if losses else float("nan"), seconds=seconds,

@@ -1,7 +1,7 @@
 """Rejection-sampling fine-tuning (RFT) of the policy on its own passing samples, in place.
 
 In: (task, completion) pairs that passed, and the `EmbeddedPolicy` whose model is updated (no reload).
-Out: `UpdateStats`. The published algorithm (RFT, Yuan et al. 2023; STaR, Zelikman et al. 2022): sample k answers
+Out: an `UpdateResult` (the Trainer protocol, spade.train.base). The published algorithm (RFT, Yuan et al. 2023; STaR, Zelikman et al. 2022): sample k answers
 per problem, keep the correct ones (deduplicated), fine-tune the model with next-token loss on them.
 Departures from it, all deliberate:
 - Online and incremental: each update continues from the current weights (and optimizer state) for
@@ -32,7 +32,8 @@ from typing import Any, Protocol
 
 from spade.config import TrainingConfig
 from spade.errors import TrainingError
-from spade.records import Task
+from spade.records import Task, UpdateResult
+from spade.train.base import UpdateBatch
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 GRAD_CLIP = 1.0
@@ -91,7 +92,7 @@ class RftTrainer:
 
         model = self.policy.model
         if self.config.lora_r > 0:
-            model = _with_lora(model, self.config, self.seed)
+            model = with_lora(model, self.config, self.seed)
             self.policy.model = model
         else:
             for p in model.parameters():
@@ -99,7 +100,13 @@ class RftTrainer:
         params = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
 
-    def update(self, examples: Sequence[TrainExample | tuple[Task, str]], *, seed: int = 0) -> UpdateStats:
+    def update(self, batch: UpdateBatch) -> UpdateResult:
+        """The Trainer protocol (spade.train.base): train on the batch's passing examples."""
+        stats = self.train_on(batch.examples, seed=batch.seed)
+        return UpdateResult(method="rft", examples=stats.examples, steps=stats.steps, loss_first=stats.loss_first,
+                            loss_last=stats.loss_last, seconds=stats.seconds)
+
+    def train_on(self, examples: Sequence[TrainExample | tuple[Task, str]], *, seed: int = 0) -> UpdateStats:
         """Run `update_steps` optimizer steps of batch_size examples; returns the first and last batch loss."""
         import torch
 
@@ -173,7 +180,7 @@ def update_steps(examples: int, config: TrainingConfig) -> int:
     return max(1, math.ceil(config.epochs * examples / min(config.batch_size, examples)))
 
 
-def _with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
+def with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model
 

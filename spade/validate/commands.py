@@ -15,9 +15,11 @@ from spade.validate.outcome import ValidationOutcome
 
 
 def validate_command(path: str, cfg: SpadeConfig, console: Console | None = None) -> int:
-    from spade.sandbox import SandboxPool  # the sandbox starts workers; only pay for it when a command runs
+    from spade.kinds import validate_tasks  # each task by its own kind's validator
+    from spade.sandbox import (
+        SandboxPool,  # the sandbox starts workers; only pay for it when a command runs
+    )
     from spade.taskio import load_tasks
-    from spade.validate.dynamic import validate_tasks
 
     console = console or Console()
     tasks = load_tasks(path)

@@ -16,8 +16,8 @@ from typing import Any
 
 from spade.config import GenerationConfig
 from spade.errors import ValidationError
-from spade.generate.procedural import TaskDraft, more_inputs
-from spade.records import Task, TestCase
+from spade.records import Task, TaskDraft, TestCase
+from spade.registry import FAMILIES
 from spade.sandbox import Job, OutcomeKind, RawRun, SandboxPool, to_json_value, values_equal
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
@@ -184,7 +184,8 @@ def _weak(c: _Case, cfg: GenerationConfig) -> bool:
 def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
     """Ask each weak case's family once for probe inputs. Probe inputs that catch a surviving mutant join the
     hidden tests; survivors no probe input catches are presumed equivalent and leave the ratio's denominator."""
-    probes = {id(c): [tuple(a) for a in more_inputs(c.task.family, c.task.params, c.task.task_id, cfg.probe_inputs, c.inputs)]
+    probes = {id(c): [tuple(a) for a in FAMILIES.get(c.task.family).more_inputs(c.task.params, c.task.task_id,
+                                                                                 cfg.probe_inputs, c.inputs)]
               for c in cases}
     cases = [c for c in cases if probes[id(c)]]
     runs = [(_submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s),
@@ -232,11 +233,12 @@ def _finish(c: _Case, cfg: GenerationConfig) -> ValidationOutcome:
         return ValidationOutcome.rejected(c.task.task_id, c.problems, ratio)
     tests = [TestCase(tuple(t.args), v) for t, v in zip(c.task.all_tests, c.values)]
     n_public = len(c.task.test_cases)
-    params = {**c.task.params, "reference_cpu_s": round(c.cpu_s, 6)}
+    params = dict(c.task.params)
     if ratio is not None:
         params["mutant_kill_ratio"] = round(ratio, 4)
         params["mutants_equivalent"] = c.equivalent
-    task = replace(c.task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]), params=params)
+    task = replace(c.task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]), params=params,
+                   reference_cpu_s=round(c.cpu_s, 6))
     return ValidationOutcome(True, task, task_id=task.task_id, kill_ratio=ratio)
 
 

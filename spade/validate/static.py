@@ -11,10 +11,9 @@ import ast
 from collections.abc import Sequence
 from typing import Any
 
-from spade.generate.procedural import TaskDraft
 from spade.jsonfile import short
 from spade.pycode import parse_untrusted
-from spade.records import Task
+from spade.records import Task, TaskDraft
 from spade.validate.outcome import Problem
 from spade.validate.types import Ann, UnsupportedAnnotation, fits, is_json, parse_annotation
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from spade.records import Candidate, Decision, ExecResult, ExecStatus, Reward, Task, TestCase, TestOutcome, TestStatus
+from spade.records import (
+    AuditEntry, Candidate, Decision, EvalReport, ExecResult, ExecStatus, Rejection, Reward, Rollout, Task, TestCase,
+    TestOutcome, TestStatus, UpdateResult,
+)
 from spade.store import IterationWrite, RunStore
 
 FAMILIES = ("sorting", "digits")
@@ -65,9 +68,9 @@ def _rollouts(shape: Shape, i: int, tasks: list[Task], w: IterationWrite) -> Non
                              "h" * 8)
             passed = status is TestStatus.PASSED
             reward = Reward(total=1.0 + 0.3 * task.difficulty if passed else 0.0, pass_fraction=float(passed))
-            w.rollouts.append((cand, _result(status), reward))
+            w.rollouts.append(Rollout(cand, _result(status), reward))
             suffix = shape.screen(i, k)
-            w.audit.append(("candidate", cand.candidate_id, "smollm2", "h" * 8,
+            w.audit.append(AuditEntry("candidate", cand.candidate_id, "smollm2", "h" * 8,
                             status.value + (f"|screen:{suffix}" if suffix else "")))
             k += 1
 
@@ -76,9 +79,9 @@ def _metrics(shape: Shape, i: int, w: IterationWrite) -> dict[str, float]:
     n = len(w.rollouts)
     m = {
         "tasks_accepted": float(len(w.tasks)), "tasks_rejected": float(len(w.rejections)), "rollouts": float(n),
-        "pass_rate": sum(r.status is ExecStatus.PASSED for _, r, _ in w.rollouts) / n,
-        "mean_reward": sum(rw.total for _, _, rw in w.rollouts) / n,
-        "timeout_share": sum(r.timed_out for _, r, _ in w.rollouts) / n,
+        "pass_rate": sum(r.passed for r in w.rollouts) / n,
+        "mean_reward": sum(r.reward.total for r in w.rollouts) / n,
+        "timeout_share": sum(r.result.timed_out for r in w.rollouts) / n,
         "hardcoding_suspected": 0.0,
     }
     for fam in FAMILIES:
@@ -88,8 +91,12 @@ def _metrics(shape: Shape, i: int, w: IterationWrite) -> dict[str, float]:
     if i in shape.rollback_metric:
         m["rollback"] = 1.0
     for ev in w.evals:
-        m[f"eval/{ev['suite']}/pass@1"] = ev["pass_at_k"]["1"]
+        m[f"eval/{ev.suite}/pass@1"] = ev.pass_at_k[1]
     return m
+
+
+def _eval(suite: str, pass_at_1: float) -> EvalReport:
+    return EvalReport(suite, 0, 1, {1: pass_at_1}, {}, ())
 
 
 def iteration(shape: Shape, i: int) -> IterationWrite:
@@ -97,16 +104,17 @@ def iteration(shape: Shape, i: int) -> IterationWrite:
     tasks = [_task(i, j, shape.difficulty(i, FAMILIES[j % 2]), FAMILIES[j % 2], shape.duplicate_descriptions)
              for j in range(shape.tasks)]
     w.tasks = [(t, "generated") for t in tasks]
-    w.audit = [("task", t.task_id, f"procedural:{t.family}", "", "accepted") for t in tasks]
-    w.rejections = [(f"d{i}_{k}", FAMILIES[0], 0.3, reason, reason) for k, reason in enumerate(shape.rejections(i))]
+    w.audit = [AuditEntry("task", t.task_id, f"procedural:{t.family}", "", "accepted") for t in tasks]
+    w.rejections = [Rejection(f"d{i}_{k}", FAMILIES[0], 0.3, reason, reason)
+                    for k, reason in enumerate(shape.rejections(i))]
     _rollouts(shape, i, tasks, w)
     if shape.eval_pass is not None:
         if i == 0:
-            w.evals.append({"suite": "builtin@start", "pass_at_k": {"1": shape.eval_pass(-1)}})
-        w.evals.append({"suite": "builtin", "pass_at_k": {"1": shape.eval_pass(i)}})
-    w.update = {"loss_last": 1.0 / (i + 1), "checkpoint": f"checkpoints/it{i:05d}"}
+            w.evals.append(_eval("builtin@start", shape.eval_pass(-1)))
+        w.evals.append(_eval("builtin", shape.eval_pass(i)))
+    w.update = UpdateResult(loss_last=1.0 / (i + 1), checkpoint=f"checkpoints/it{i:05d}")
     if i in shape.rollbacks:
-        w.update = {**w.update, "rollback": True, "reason": shape.rollbacks[i]}
+        w.update = replace(w.update, rollback=True, reason=shape.rollbacks[i])
     w.decisions = [Decision(i, fam, shape.difficulty(i - 1, fam), shape.difficulty(i, fam), 0.5, 8, 1, "test")
                    for fam in FAMILIES if i and shape.difficulty(i, fam) != shape.difficulty(i - 1, fam)]
     w.metrics = _metrics(shape, i, w)

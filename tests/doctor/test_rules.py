@@ -9,8 +9,8 @@ import pytest
 
 from spade.doctor import diagnose, doctor_command
 from spade.errors import StoreError
-from spade.report.runview import load_view
 from spade.store import RunStore
+from spade.store.views import load_view
 from tests.doctor.rundb import Shape, build_run
 
 

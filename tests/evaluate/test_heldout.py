@@ -62,7 +62,7 @@ def test_dev_and_test_share_no_problem_and_no_two_tasks_are_duplicates(small: di
 
 def test_every_task_was_validated_and_its_reference_scores_one(pool: Any, small: dict[str, Any]) -> None:
     tasks = small["dev"] + small["test"]
-    assert all(t.provenance["seed"] == HELDOUT_SEED and t.params.get("reference_cpu_s") for t in tasks)
+    assert all(t.provenance["seed"] == HELDOUT_SEED and t.reference_cpu_s for t in tasks)
     assert all(t.task_id.startswith("heldout/") and "heldout" in t.tags for t in tasks)
     results = pool.score_many([(t, t.reference_solution) for t in tasks])
     assert [t.task_id for t, r in zip(tasks, results) if r.score != 1.0] == []

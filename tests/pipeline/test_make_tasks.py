@@ -39,14 +39,14 @@ def test_duplicates_are_retried_as_composed_variants_of_the_same_family(tmp_path
     assert first
     again = IterationWrite(iteration=0)  # the same seeds draw the same drafts: every one is now a duplicate
     second = make_tasks(e, again)
-    reasons = [r[3] for r in again.rejections]
+    reasons = [r.reason for r in again.rejections]
     assert sum(r.startswith("duplicate") for r in reasons) >= len(first)
     composed = [t for t in second if "composed" in t.tags]
     if not compose:
         assert composed == []
         return
     assert composed, reasons
-    duplicated = {r[0] for r in again.rejections if r[3].startswith("duplicate")}
+    duplicated = {r.draft_id for r in again.rejections if r.reason.startswith("duplicate")}
     for t in composed:
         assert t.family == FAMILY and t.provenance["source"] == "variant"
         assert t.provenance["seed_task"] in duplicated

@@ -1,12 +1,13 @@
 """spade status shows the latest evaluation of every suite: the reported split and the gate's dev split apart."""
 
 from spade.pipeline.status import summarise
+from spade.records import EvalReport
 from spade.store import IterationWrite, RunStore
 
 
 def _evals(iteration: int, builtin: float, dev: float) -> IterationWrite:
     w = IterationWrite(iteration)
-    w.evals = [{"suite": "builtin", "pass_at_k": {"1": builtin}}, {"suite": "heldout-dev", "pass_at_k": {"1": dev}}]
+    w.evals = [EvalReport("builtin", 1, 1, {1: builtin}, {}, ()), EvalReport("heldout-dev", 1, 1, {1: dev}, {}, ())]
     return w
 
 

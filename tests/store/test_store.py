@@ -10,7 +10,9 @@ from spade.records import (
     Decision,
     ExecResult,
     ExecStatus,
+    Rejection,
     Reward,
+    Rollout,
     Task,
     TestCase,
     TestOutcome,
@@ -29,11 +31,11 @@ def _write(iteration: int) -> IterationWrite:
     else:
         w.tasks.append((TASK, "replay"))
     # The same draft rejected twice in one iteration (identical content from two indices) is two rows.
-    w.rejections += [("d1", "fam", 0.3, "duplicate_exact", "of t1")] * 2
+    w.rejections += [Rejection("d1", "fam", 0.3, "duplicate_exact", "of t1")] * 2
     cand = Candidate(f"t1:{iteration}:0", "t1", "```python\ndef f(x): return x```", "def f(x): return x", "m", "h")
     result = ExecResult(ExecStatus.PASSED, (TestOutcome(0, False, TestStatus.PASSED),
                                             TestOutcome(1, True, TestStatus.PASSED)), 0.01, 900, 0.02)
-    w.rollouts.append((cand, result, Reward(1.09, 1.0, 0.09)))
+    w.rollouts.append(Rollout(cand, result, Reward(1.09, 1.0, 0.09)))
     w.decisions.append(Decision(4, "fam", 0.3, 0.35, 0.9, 8, 2, "up"))
     w.metrics = {"pass_rate": 1.0}
     w.state = {"controller": {"x": iteration}}
@@ -139,7 +141,7 @@ def test_the_memory_term_and_the_sandbox_events_of_a_rollout_are_stored(tmp_path
     cand = Candidate("t1:0:0", "t1", "c", "def f(x): return x", "m", "h")
     result = ExecResult(ExecStatus.PASSED, (TestOutcome(0, False, TestStatus.PASSED),), 0.01, 400_000, 0.02,
                         events=("file_access", "stray_output"), memory_limit_kb=524_288)
-    w.rollouts.append((cand, result, Reward(0.9, 1.0, memory_penalty=0.02)))
+    w.rollouts.append(Rollout(cand, result, Reward(0.9, 1.0, memory_penalty=0.02)))
     with RunStore(tmp_path, create=True) as store:
         store.commit_iteration(w)
         assert store.query("SELECT memory_penalty FROM rewards") == [(0.02,)]

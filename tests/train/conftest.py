@@ -50,5 +50,5 @@ def trained(make_policy, examples):
     policy = make_policy()
     base = [c.text for cs in policy.sample([ADD, MUL], 1, temperature=0) for c in cs]
     trainer = RftTrainer(policy, TRAINING)
-    stats = trainer.update(examples, seed=0)
+    stats = trainer.train_on(examples, seed=0)
     return policy, trainer, base, stats

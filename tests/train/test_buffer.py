@@ -70,11 +70,12 @@ def test_select_takes_only_passing_samples_within_its_bounds_and_is_idempotent(r
 
 
 def _rollout(task_id, iteration, k, code, passed):
-    from spade.records import Candidate, ExecResult, ExecStatus, Reward
+    from spade.records import Candidate, ExecResult, ExecStatus, Reward, Rollout, TestOutcome, TestStatus
 
     status = ExecStatus.PASSED if passed else ExecStatus.FAILED
+    test = TestOutcome(0, False, TestStatus.PASSED if passed else TestStatus.WRONG_ANSWER)
     cand = Candidate(f"{task_id}:{iteration}:{k}", task_id, f"```python\n{code}```", code, "m", "h", prompt_variant=k)
-    return cand, ExecResult(status, (), 0.01, 900, 0.02), Reward(float(passed), float(passed), 0.0)
+    return Rollout(cand, ExecResult(status, (test,), 0.01, 900, 0.02), Reward(float(passed), float(passed), 0.0))
 
 
 def _store_with(tmp_path, rollouts_by_iteration):
@@ -85,7 +86,7 @@ def _store_with(tmp_path, rollouts_by_iteration):
     known: set[str] = set()
     for i, rows in enumerate(rollouts_by_iteration):
         w = IterationWrite(i)
-        for tid in sorted({c.task_id for c, _, _ in rows}):
+        for tid in sorted({r.task_id for r in rows}):
             task = Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),))
             w.tasks.append((task, "replay" if tid in known else "generated"))
             known.add(tid)

@@ -92,11 +92,11 @@ def test_a_resumed_run_samples_the_tokens_of_the_uninterrupted_run(dtype, exampl
 
     with torch.random.fork_rng(devices=[]):
         straight, trainer = process(1)
-        trainer.update(examples, seed=3)
+        trainer.train_on(examples, seed=3)
         weights, opt, expected = _weights(straight), _optimizer_tensors(trainer), samples(straight)
         del straight, trainer
         killed, trainer = process(2)
-        trainer.update(examples, seed=3)
+        trainer.train_on(examples, seed=3)
         path = save_checkpoint(tmp_path, 1, killed, trainer)
         del killed, trainer
         resumed, trainer = process(3)

@@ -37,7 +37,7 @@ def test_a_dpo_update_raises_the_passing_samples_margin_and_keeps_one_trainable_
     trainer = DpoUpdater(policy, TRAINING.model_copy(update={"steps_per_update": 3, "batch_size": 2}))
     trainer.prepare()
     before = margin(trainer, policy)
-    stats = trainer.update(PAIRS)
+    stats = trainer.train_on(PAIRS)
     assert stats.steps == 3 and stats.examples == 2
     assert stats.loss_last < stats.loss_first  # starts at log 2: the reference is the policy itself
     assert margin(trainer, policy) > before + 0.5
@@ -46,7 +46,7 @@ def test_a_dpo_update_raises_the_passing_samples_margin_and_keeps_one_trainable_
     assert trainable and all("lora_" in n and ".default." in n for n in trainable)
     optimised = {id(p) for g in trainer.optimizer.param_groups for p in g["params"]}
     assert {id(p) for p in policy.model.parameters() if p.requires_grad} <= optimised
-    trainer.update(PAIRS)  # a second update makes (and drops) its reference adapter again
+    trainer.train_on(PAIRS)  # a second update makes (and drops) its reference adapter again
     assert list(policy.model.peft_config) == ["default"]
 
 
@@ -59,4 +59,4 @@ def test_dpo_rows_are_the_rendered_prompt_and_each_sides_training_target(make_po
 
 def test_no_pairs_is_a_training_error(make_policy):
     with pytest.raises(TrainingError, match="no preference pairs"):
-        DpoUpdater(make_policy(), TRAINING).update([])
+        DpoUpdater(make_policy(), TRAINING).train_on([])

@@ -157,7 +157,7 @@ def test_harmful_update_is_detected_and_rolled_back(tmp_path) -> None:
         for group in trainer.optimizer.param_groups:
             group["lr"] = 1.0  # deliberately harmful: a huge step on nonsense targets
         junk = [(t, "zq " * 40) for t in tasks]
-        trainer.update(junk, seed=1)
+        trainer.train_on(junk, seed=1)
         save_checkpoint(tmp_path, 1, policy, trainer)
         after = score()
         decision = gate.observe("ckpt-00000001", after.pass_at_k[1])

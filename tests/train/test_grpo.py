@@ -35,7 +35,7 @@ def test_grpo_steps_score_in_the_sandbox_and_change_the_lora_weights(tmp_path) -
         updater = GrpoUpdater(policy, TRAINING, pool, RewardConfig(), lambda: next(tasks))
         updater.prepare()
         before = {n: p.detach().clone() for n, p in policy.model.named_parameters() if "lora_" in n}
-        stats = updater.update(seed=3)
+        stats = updater.run(seed=3)
     rollouts = updater.reward.rollouts
     assert stats.steps == 2 and stats.examples == len(rollouts) == 2 * TRAINING.batch_size
     assert {r.task_id for r in rollouts} == {"add", "mul"}

@@ -57,14 +57,14 @@ def test_the_lora_adapter_starts_from_the_seed_whatever_torchs_global_generator_
 def test_no_examples_is_a_training_error(trained):
     _, trainer, _, _ = trained
     with pytest.raises(TrainingError, match="no passing examples"):
-        trainer.update([])
+        trainer.train_on([])
 
 
 def test_prompt_longer_than_max_seq_len_is_a_training_error(make_policy):
     policy = make_policy()
     trainer = RftTrainer(policy, TRAINING.model_copy(update={"max_seq_len": 32}))
     with pytest.raises(TrainingError, match="max_seq_len = 32"):
-        trainer.update([TrainExample(ADD, "def add(a, b):\n    return a + b\n```")])
+        trainer.train_on([TrainExample(ADD, "def add(a, b):\n    return a + b\n```")])
 
 
 def test_training_target_is_the_extracted_code_closed_by_a_fence(trained):
@@ -93,5 +93,5 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
     seen = []
     real = rft._collate
     monkeypatch.setattr(rft, "_collate", lambda batch, pad: seen.append(len(batch)) or real(batch, pad))
-    stats = trainer.update(examples)
+    stats = trainer.train_on(examples)
     assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)

@@ -13,6 +13,6 @@ def test_every_family_validates_and_its_reference_scores_one(pool):
     tasks = [o.task for o in outcomes]
     for task in tasks:
         assert len(task.hidden_test_cases) >= len(task.test_cases) >= 1
-        assert task.params["reference_cpu_s"] > 0
+        assert task.reference_cpu_s > 0
     results = pool.score_many([(t, t.reference_solution) for t in tasks])
     assert [t.task_id for t, r in zip(tasks, results) if r.score != 1.0] == []

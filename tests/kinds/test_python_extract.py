@@ -2,7 +2,7 @@
 
 import pytest
 
-from spade.policy.extract import extract_code
+from spade.kinds.python_function.extract import extract_code
 
 ADD = "def add(a, b):\n    return a + b\n"
 

@@ -1,4 +1,5 @@
-"""A read-only view of one run's database, shaped for plots and diagnoses (the report and the doctor share it).
+"""The store's named read views of one run's database, shaped for plots, diagnoses and status (the report, the
+doctor and `spade status` share them).
 
 In: an open `RunStore`. Out: a frozen `RunView` of per-iteration series, per-task outcomes, rejections, evals,
 rollbacks and audit findings. Every field is present (empty) for a run with no iterations yet.
@@ -8,12 +9,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spade.audit import event_counts, finding_counts
-from spade.curriculum.calibration import CalibrationRow, TaskMeasure, calibration_table
-from spade.store import RunStore
+from spade.audit.result import event_counts, finding_counts
+from spade.store.db import RunStore
 
 Series = list[tuple[int, float]]  # (iteration, value), oldest first
 
@@ -131,14 +130,6 @@ def task_outcomes(store: RunStore) -> tuple[TaskOutcome, ...]:
                  for tid, fam, d, n, p, src, mode in rows)
 
 
-def calibration(tasks: Sequence[TaskOutcome]) -> list[CalibrationRow]:
-    """Claimed vs measured difficulty per family ("family:NAME") and per proposer ("proposer:SOURCE")."""
-    return calibration_table(
-        [TaskMeasure(f"family:{t.family}", t.claimed, t.attempts, t.passed) for t in tasks]
-        + [TaskMeasure(f"proposer:{t.proposer}", t.claimed, t.attempts, t.passed) for t in tasks]
-    )
-
-
 def _diversity(store: RunStore) -> Series:
     """Distinct extracted programs per (task, iteration), as a share of the samples: 1 = all different."""
     rows = store.query(
@@ -146,3 +137,59 @@ def _diversity(store: RunStore) -> Series:
         " FROM candidates GROUP BY iteration, task_id HAVING COUNT(*) > 1) GROUP BY iteration ORDER BY iteration"
     )
     return [(int(it), float(v)) for it, v in rows]
+
+
+# -- named reads for `spade status`, the loop, metrics.jsonl and the exporters ---------------------------------------
+def run_counts(store: RunStore) -> dict[str, float]:
+    """The run's counters: tasks accepted, rejected and replayed, rollouts, pass rate, mean reward, hard-coding
+    suspicions, updates and rollbacks."""
+    one = lambda sql: store.query(sql)[0][0]  # noqa: E731
+    return {
+        "tasks_accepted": one("SELECT COUNT(*) FROM tasks"),
+        "tasks_rejected": one("SELECT COUNT(*) FROM rejections"),
+        "tasks_replayed": one("SELECT COUNT(*) FROM task_uses WHERE origin = 'replay'"),
+        "rollouts": one("SELECT COUNT(*) FROM executions"),
+        "pass_rate": one("SELECT COALESCE(AVG(status = 'passed'), 0) FROM executions"),
+        "mean_reward": one("SELECT COALESCE(AVG(total), 0) FROM rewards"),
+        "hardcoding_suspected": one("SELECT COALESCE(SUM(hardcoding_suspected), 0) FROM rewards"),
+        "updates": update_count(store),
+        "rollbacks": one("SELECT COUNT(*) FROM metrics WHERE name = 'rollback'"),
+    }
+
+
+def update_count(store: RunStore) -> int:
+    """Policy updates committed so far (skipped ones included)."""
+    return int(store.query("SELECT COUNT(*) FROM updates")[0][0])
+
+
+def rejections_by_reason(store: RunStore) -> dict[str, int]:
+    return dict(store.query("SELECT reason, COUNT(*) FROM rejections GROUP BY reason ORDER BY 2 DESC"))
+
+
+def latest_evals(store: RunStore) -> list[dict]:
+    """The latest stored evaluation of each suite, by suite name."""
+    rows = store.query("SELECT e.json FROM evals e WHERE e.iteration = (SELECT MAX(iteration) FROM evals f"
+                       " WHERE f.suite = e.suite) ORDER BY e.suite")
+    return [json.loads(row[0]) for row in rows]
+
+
+def pass_curve(store: RunStore) -> list[tuple[int, float, float]]:
+    """(iteration, pass rate, mean reward), oldest first."""
+    return [tuple(r) for r in store.query(
+        "SELECT p.iteration, p.value, r.value FROM metrics p JOIN metrics r USING(iteration)"
+        " WHERE p.name = 'pass_rate' AND r.name = 'mean_reward' ORDER BY p.iteration")]
+
+
+def metric_rows(store: RunStore) -> list[tuple[int, str, float]]:
+    """Every metric, by iteration then name."""
+    return [tuple(r) for r in store.query("SELECT iteration, name, value FROM metrics ORDER BY iteration, name")]
+
+
+def rollout_rows(store: RunStore) -> list[tuple]:
+    """Every rollout joined with its verdict, reward and task JSON, in commit order: (candidate_id, task_id,
+    iteration, completion, code, prompt_variant, status, score, reward total, task JSON)."""
+    return store.query(
+        "SELECT c.candidate_id, c.task_id, c.iteration, c.completion, c.code, c.prompt_variant, e.status, e.score,"
+        " r.total, t.json FROM candidates c JOIN executions e USING(candidate_id) JOIN rewards r USING(candidate_id)"
+        " JOIN tasks t ON t.task_id = c.task_id ORDER BY c.iteration, c.rowid"
+    )

@@ -1,6 +1,11 @@
 """Prompts show the description, signature and public tests, never the hidden tests; hashes are stable."""
 
-from spade.policy.prompts import ASSISTANT_PREFILL, PROMPT_VARIANTS, build_prompt, variant_for
+from spade.policy.prompts import (
+    ASSISTANT_PREFILL,
+    PROMPT_VARIANTS,
+    build_prompt,
+    variant_for,
+)
 from spade.records import Task, TestCase
 
 TASK = Task(

