@@ -47,7 +47,7 @@ class Drawn:
 
     def row(self, variant: int = 0) -> dict[str, Any]:
         """A dataset row for TRL (and the GRPO export): conversational `prompt`, `task_id`, `ground_truth`."""
-        from spade.export.truth import ground_truth
+        from spade.groundtruth import ground_truth
 
         return {"prompt": self.messages(variant), "task_id": self.task.task_id, "ground_truth": ground_truth(self.task)}
 

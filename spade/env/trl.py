@@ -15,7 +15,7 @@ from typing import Any
 from spade.config import RewardConfig
 from spade.env.environment import Environment, Report
 from spade.env.grading import Answer, Graded, grade_shared
-from spade.export.truth import task_from_ground_truth
+from spade.groundtruth import task_from_ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, PROMPT_VARIANTS
 
 

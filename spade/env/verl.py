@@ -19,8 +19,7 @@ from typing import Any
 
 from spade.env.environment import RUN_DIR_KEY, Drawn, Environment
 from spade.errors import ConfigError
-from spade.export.formats import DATA_SOURCE
-from spade.export.truth import ground_truth
+from spade.groundtruth import DATA_SOURCE, ground_truth
 
 DEFAULT_SIZE = 100_000  # verl sizes its schedule from len(dataset); a live stream has no natural length
 

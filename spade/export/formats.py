@@ -13,12 +13,11 @@ from itertools import cycle, islice
 from typing import Any
 
 from spade.export.rows import Rollout
-from spade.export.truth import ground_truth
+from spade.groundtruth import DATA_SOURCE, ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, FENCE_CLOSE, Prompt, build_prompt
 from spade.records import Task
 
 Messages = list[dict[str, str]]
-DATA_SOURCE = "spade"
 
 
 def prompt_messages(task: Task, variant: int = 0) -> Messages:
@@ -75,7 +74,7 @@ def grpo_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
 
 def verl_rows(tasks: Sequence[Task], split: str = "train", *, verl_code: bool = False) -> list[dict[str, Any]]:
     """verl's RL dataset rows; `reward_model.ground_truth` feeds `spade.export.reward_fn.compute_score`, and with
-    `verl_code` also verl's own code scorers (`spade.export.truth.verl_code_truth`)."""
+    `verl_code` also verl's own code scorers (`spade.groundtruth.verl_code_truth`)."""
     return [
         {
             "data_source": DATA_SOURCE,

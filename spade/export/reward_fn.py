@@ -20,7 +20,7 @@ from typing import Any
 
 from spade.env.environment import RUN_DIR_KEY
 from spade.env.grading import Answer, Graded, grade_shared
-from spade.export.truth import task_from_ground_truth
+from spade.groundtruth import task_from_ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,

@@ -13,7 +13,7 @@ from spade.env import Environment
 from spade.env.verl import SpadeDataset
 from spade.errors import ConfigError
 from spade.export.reward_fn import compute_score, compute_score_batch
-from spade.export.truth import task_from_ground_truth
+from spade.groundtruth import task_from_ground_truth
 from spade.store import RunStore
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from spade.errors import ConfigError, StoreError
 from spade.export import export_command, export_run
-from spade.export.truth import ground_truth, task_from_ground_truth
+from spade.groundtruth import ground_truth, task_from_ground_truth
 from spade.store import RunStore
 
 from .conftest import COUNT_VOWELS, SUM_EVENS

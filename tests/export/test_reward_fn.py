@@ -13,7 +13,7 @@ import torch
 from spade.config import RewardConfig
 from spade.errors import TaskFormatError
 from spade.export.reward_fn import compute_score, compute_score_batch, reward_func
-from spade.export.truth import ground_truth
+from spade.groundtruth import ground_truth
 
 from .conftest import SUM_EVENS
 

@@ -15,7 +15,7 @@ import pytest
 
 from spade.evaluate import load_suite
 from spade.export.reward_fn import compute_score
-from spade.export.truth import ground_truth, task_from_ground_truth, verl_code_truth
+from spade.groundtruth import ground_truth, task_from_ground_truth, verl_code_truth
 from spade.records import TestCase
 
 BUILTIN = load_suite("builtin")

@@ -19,6 +19,8 @@ from spade.records import Task, TestCase
 
 VERSION = 1
 
+DATA_SOURCE = "spade"  # the data_source of every exported row (verl reads it)
+
 
 def ground_truth(task: Task, *, verl_code: bool = False) -> str:
     """The JSON ground truth of `task` (sorted keys, so equal tasks give equal strings)."""
