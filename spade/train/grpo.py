@@ -113,17 +113,9 @@ class GrpoUpdater:
         """Wrap the model with LoRA (once) and build the AdamW that persists across updates; idempotent."""
         if self.optimizer is not None:
             return
-        import torch
+        from spade.train.rft import trainable_with_optimizer
 
-        from spade.train.rft import with_lora
-
-        if self.config.lora_r > 0:
-            self.policy.model = with_lora(self.policy.model, self.config, self.seed)
-        else:
-            for p in self.policy.model.parameters():
-                p.requires_grad_(True)
-        params = [p for p in self.policy.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
+        self.optimizer = trainable_with_optimizer(self.policy, self.config, self.seed)
 
     def update(self, batch: UpdateBatch) -> UpdateResult:
         """The Trainer protocol (spade.train.base): GRPO steps on the batch's tasks (when the stream is a

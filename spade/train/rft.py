@@ -88,17 +88,7 @@ class RftTrainer:
         """Wrap the policy's model with LoRA (once) and build the optimizer; idempotent."""
         if self.optimizer is not None:
             return
-        import torch
-
-        model = self.policy.model
-        if self.config.lora_r > 0:
-            model = with_lora(model, self.config, self.seed)
-            self.policy.model = model
-        else:
-            for p in model.parameters():
-                p.requires_grad_(True)
-        params = [p for p in model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=self.config.lr, weight_decay=0.0)
+        self.optimizer = trainable_with_optimizer(self.policy, self.config, self.seed)
 
     def update(self, batch: UpdateBatch) -> UpdateResult:
         """The Trainer protocol (spade.train.base): train on the batch's passing examples."""
@@ -178,6 +168,20 @@ def update_steps(examples: int, config: TrainingConfig) -> int:
     if config.epochs <= 0:
         return config.steps_per_update
     return max(1, math.ceil(config.epochs * examples / min(config.batch_size, examples)))
+
+
+def trainable_with_optimizer(policy: Any, config: TrainingConfig, seed: int) -> Any:
+    """Make the policy's model trainable (LoRA adapters when `lora_r` > 0, else every weight) and return the AdamW
+    over what trains; the trainers keep it across updates."""
+    import torch
+
+    if config.lora_r > 0:
+        policy.model = with_lora(policy.model, config, seed)
+    else:
+        for p in policy.model.parameters():
+            p.requires_grad_(True)
+    params = [p for p in policy.model.parameters() if p.requires_grad]
+    return torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
 
 
 def with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
