@@ -18,7 +18,7 @@ from spade.config import load_config  # noqa: E402
 from spade.env import Environment  # noqa: E402
 from spade.evaluate import load_suite  # noqa: E402
 from spade.export.reward_fn import compute_score, reward_func  # noqa: E402
-from spade.export.truth import ground_truth  # noqa: E402
+from spade.groundtruth import ground_truth  # noqa: E402
 
 task = next(t for t in load_suite("builtin") if t.task_id == "builtin/sum_evens")
 answer = f"```python\n{task.reference_solution}\n```"
