@@ -65,6 +65,7 @@ class TaskDraft:
     family: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    kind: str = PYTHON_FUNCTION  # the task kind the draft becomes (its family's)
 
     @property
     def all_inputs(self) -> tuple[tuple[Any, ...], ...]:

@@ -22,10 +22,11 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """name -> item. `what` names the thing in errors ("task kind"), `key` the config key that chooses one."""
 
-    def __init__(self, what: str, key: str, *, builtins: str | None = None) -> None:
+    def __init__(self, what: str, key: str, *, builtins: str | tuple[str, ...] | None = None) -> None:
         self.what, self.key = what, key
         self._items: dict[str, T] = {}
-        self._builtins = builtins  # a module, or a package of modules, that registers the built-in items
+        # Modules, or packages of modules, that register the built-in items.
+        self._builtins = (builtins,) if isinstance(builtins, str) else tuple(builtins or ())
         self._loaded = builtins is None
 
     def register(self, name: str, item: T) -> T:
@@ -57,14 +58,16 @@ class Registry(Generic[T]):
         if self._loaded:
             return
         self._loaded = True
-        module = importlib.import_module(str(self._builtins))
-        for info in sorted(pkgutil.iter_modules(getattr(module, "__path__", [])), key=lambda m: m.name):
-            importlib.import_module(f"{module.__name__}.{info.name}")
+        for name in self._builtins:
+            module = importlib.import_module(name)
+            for info in sorted(pkgutil.iter_modules(getattr(module, "__path__", [])), key=lambda m: m.name):
+                importlib.import_module(f"{module.__name__}.{info.name}")
 
 
 # The registries. Items are typed loosely here so this file imports no stage; each plug-in module says what it adds.
-FAMILIES: Registry[Any] = Registry("family", "generation.families", builtins="spade.generate.families")
-"""Procedural task families (spade.generate.family.Family), one file each in spade/generate/families/."""
+FAMILIES: Registry[Any] = Registry("family", "generation.families", builtins=("spade.generate.families", "spade.kinds"))
+"""Procedural task families (spade.generate.family.Family): Python function families one file each in
+spade/generate/families/; other kinds' families in their kind's folder (spade/kinds/<kind>/), registered on import."""
 KINDS: Registry[Any] = Registry("task kind", "kind", builtins="spade.kinds")
 """Task kinds (spade.kinds.base.TaskKind), one module or folder each in spade/kinds/."""
 SUITES: Registry[Any] = Registry("eval suite", "eval.suite", builtins="spade.evaluate.suites")

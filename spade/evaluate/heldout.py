@@ -57,7 +57,7 @@ def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMIL
     from spade.dedup import DedupIndex
     from spade.generate.procedural import heldout_draft
     from spade.generate.registry import family_names
-    from spade.validate.dynamic import validate_drafts
+    from spade.kinds import validate_drafts
 
     gen = GenerationConfig()
     index = DedupIndex(gen.dedup_threshold)

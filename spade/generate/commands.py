@@ -22,7 +22,7 @@ from spade.taskio import load_tasks, task_to_dict
 
 def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, compose: bool = True) -> int:
     from spade.sandbox import SandboxPool
-    from spade.validate.dynamic import validate_drafts
+    from spade.kinds import validate_drafts
     from spade.validate.effect import require_effect
 
     if count < 1:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spade.records import PYTHON_FUNCTION
+
 
 @dataclass(frozen=True, slots=True)
 class Variant:
@@ -31,6 +33,7 @@ class Family(ABC):
 
     name: str
     tags: tuple[str, ...]
+    kind: str = PYTHON_FUNCTION  # the task kind its drafts become (spade.kinds); a Variant's fields mean what it says
 
     @abstractmethod
     def variant(self, difficulty: float, rng: random.Random) -> Variant:

@@ -56,6 +56,7 @@ def _draft(family: Family | str, difficulty: float, seed: int, index: int, n_pub
         family=fam.name,
         params=dict(variant.knobs),
         provenance={"source": "procedural", "family": fam.name, "seed": seed, "index": index},
+        kind=fam.kind,
     )
 
 

@@ -7,6 +7,7 @@ The built-in families (spade/generate/families/) register themselves on first lo
 from __future__ import annotations
 
 from spade.generate.family import Family
+from spade.records import PYTHON_FUNCTION
 from spade.registry import FAMILIES
 
 
@@ -24,5 +25,8 @@ def family_names() -> list[str]:
 
 
 def resolve_families(names: list[str] | tuple[str, ...]) -> list[Family]:
-    """The families a config asks for; an empty list means every registered family."""
-    return [get_family(n) for n in (names or family_names())]
+    """The families a config asks for; an empty list means every registered Python function family (families of
+    other task kinds are drawn only when named)."""
+    if names:
+        return [get_family(n) for n in names]
+    return [f for f in map(get_family, family_names()) if f.kind == PYTHON_FUNCTION]

@@ -94,7 +94,7 @@ class TaskSupply:
         return drafts
 
     def _validate(self, drafts: list[TaskDraft], seeds: dict[str, Task]) -> list[ValidationOutcome]:
-        from spade.validate.dynamic import validate_drafts
+        from spade.kinds import validate_drafts
         from spade.validate.effect import require_effect
 
         outcomes = validate_drafts(drafts, self.pool, self.cfg.generation)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spade.kinds.base import Prompt, Scorer, TaskKind, prompt_hash
-from spade.records import PYTHON_FUNCTION, Task
+from spade.records import PYTHON_FUNCTION, Task, TaskDraft
 from spade.registry import KINDS
 
 if TYPE_CHECKING:
@@ -35,8 +35,17 @@ def validate_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationCo
     return [o for o in outcomes if o is not None]
 
 
-def group_by_kind(tasks: Sequence[Task]) -> dict[str, list[int]]:
-    """Indices of `tasks` per kind, in first-seen order."""
+def validate_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    """Each draft made a Task and validated by its own kind (expected values from running the reference), in order."""
+    outcomes: list[ValidationOutcome | None] = [None] * len(drafts)
+    for name, indices in group_by_kind(drafts).items():
+        for i, outcome in zip(indices, KINDS.get(name).validate_drafts([drafts[i] for i in indices], pool, cfg)):
+            outcomes[i] = outcome
+    return [o for o in outcomes if o is not None]
+
+
+def group_by_kind(tasks: Sequence[Task] | Sequence[TaskDraft]) -> dict[str, list[int]]:
+    """Indices of `tasks` (or drafts) per kind, in first-seen order."""
     groups: dict[str, list[int]] = {}
     for i, task in enumerate(tasks):
         groups.setdefault(task.kind, []).append(i)
@@ -44,4 +53,4 @@ def group_by_kind(tasks: Sequence[Task]) -> dict[str, list[int]]:
 
 
 __all__ = ["KINDS", "PYTHON_FUNCTION", "Prompt", "Scorer", "TaskKind", "group_by_kind", "kind_of", "prompt_hash",
-           "register", "validate_tasks"]
+           "register", "validate_drafts", "validate_tasks"]

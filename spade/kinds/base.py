@@ -2,7 +2,8 @@
 
 A kind owns how a task is shown (`prompt`), how an answer is taken from a completion (`extract`), what the
 screen looks for before it runs (`screen`), how it is executed and judged (`execute`, one `ExecResult` per answer)
-and what its validator checks (`validate`). Supply, controller, reward, store and evaluation are shared.
+and what its validator checks (`validate`, and `validate_drafts` for a family's drafts, whose expected values
+come from running the reference). Supply, controller, reward, store and evaluation are shared.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from spade.records import ExecResult, Task
+from spade.records import ExecResult, Task, TaskDraft
 
 if TYPE_CHECKING:
     from spade.config import GenerationConfig
@@ -69,4 +70,10 @@ class TaskKind(Protocol):
 
     def validate(self, tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
         """Whether each task is sound (its tests can be failed and its expected values hold), in order."""
+        ...
+
+    def validate_drafts(self, drafts: Sequence[TaskDraft], pool: Scorer,
+                        cfg: GenerationConfig) -> list[ValidationOutcome]:
+        """Drafts (a family's output: inputs, no expected values) made Tasks of this kind by running the reference
+        in the sandbox for every expected value, then checked as `validate` does; in order."""
         ...

@@ -17,7 +17,7 @@ from spade.kinds.base import Prompt, Scorer
 from spade.kinds.python_function.extract import extract_code
 from spade.kinds.python_function.program import program_job
 from spade.kinds.python_function.prompt import build_prompt
-from spade.records import PYTHON_FUNCTION, ExecResult, Task
+from spade.records import PYTHON_FUNCTION, ExecResult, Task, TaskDraft
 
 if TYPE_CHECKING:
     from spade.config import GenerationConfig
@@ -44,6 +44,12 @@ class PythonFunction:
         from spade.validate.dynamic import validate_tasks
 
         return validate_tasks(tasks, pool, cfg)  # type: ignore[arg-type]
+
+    def validate_drafts(self, drafts: Sequence[TaskDraft], pool: Scorer,
+                        cfg: GenerationConfig) -> list[ValidationOutcome]:
+        from spade.validate.dynamic import validate_drafts
+
+        return validate_drafts(drafts, pool, cfg)  # type: ignore[arg-type]
 
 
 KIND = register(PythonFunction())
