@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 from spade.records import ExecResult, Task, TaskDraft
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from spade.config import GenerationConfig
+    from spade.sandbox.program import ProgramJob, ProgramRun
     from spade.validate.outcome import ValidationOutcome
 
 
@@ -38,10 +41,15 @@ def prompt_hash(messages: tuple[dict[str, str], ...], prefill: str) -> str:
 
 
 class Scorer(Protocol):
-    """The sandbox pool as a kind sees it (spade.sandbox.SandboxPool)."""
+    """The sandbox pool as a kind sees it (spade.sandbox.SandboxPool): function candidates scored against a task's
+    tests, or whole programs run (a kind whose answers are not Python functions runs its judge as a program)."""
 
     def score_many(self, items: Sequence[tuple[Task, str]], time_limits: Sequence[Sequence[float] | None] | None = None,
                    on_done: Callable[[int], None] | None = None) -> list[ExecResult]: ...
+
+    def submit_program(self, job: ProgramJob) -> Future[ProgramRun]: ...
+
+    def run_program(self, job: ProgramJob) -> ProgramRun: ...
 
 
 class TaskKind(Protocol):
