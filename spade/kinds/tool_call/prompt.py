@@ -1,0 +1,65 @@
+"""How a tool-call task is shown and how its answer is taken from a completion.
+
+In: a Task (the request in `description`, the offered tool names in `signature`) and a variant. Out: a `Prompt`
+whose user message holds the tools as OpenAI tools-format JSON and the answer format (a JSON list of calls, "$N.path"
+for a field of an earlier call's result), prefilled with a ```json fence; `extract_plan` returns the JSON text of
+the answer ('' when there is none), never parsing it beyond finding its brackets: the judge in the sandbox parses.
+"""
+
+from __future__ import annotations
+
+import json
+
+from spade.kinds.base import Prompt, prompt_hash
+from spade.kinds.tool_call.simtools import TOOLS, definitions, offered
+from spade.records import Task
+
+PREFILL = "```json\n"
+FENCE = "```"
+
+_SYSTEM = (
+    "You are an assistant that answers requests by calling tools.",
+    "You plan tool calls. You never answer from memory when a tool can tell you.",
+    "You are a careful agent: you call exactly the tools a request needs, with exact arguments.",
+)
+_FORMAT = (
+    'Answer with the calls to make, in order, as a JSON list in one ```json block: '
+    '[{"name": "<tool>", "arguments": {...}}]. '
+    'To use a field of an earlier call\'s result, write the string "$N.field" as the argument value, where N '
+    'counts calls from 0: "$0.id" is the id in the first call\'s result, "$1.items.0.sku" the sku of the first item '
+    "in the second's. The last call's result is your answer."
+)
+PROMPT_VARIANTS = len(_SYSTEM)
+
+
+def build_prompt(task: Task, variant: int = 0) -> Prompt:
+    v = variant % PROMPT_VARIANTS
+    names = [n for n in offered(task.signature) if n in TOOLS]
+    tools = json.dumps(definitions(names), indent=1)
+    request = task.description.strip()
+    if v == 0:
+        user = f"Tools:\n```json\n{tools}\n```\n\nRequest: {request}\n\n{_FORMAT}"
+    elif v == 1:
+        user = f"{request}\n\nYou can call these tools (OpenAI tools format):\n```json\n{tools}\n```\n\n{_FORMAT}"
+    else:
+        user = f"Request: {request}\n\nAvailable tools:\n```json\n{tools}\n```\n\n{_FORMAT} Reply with the JSON only."
+    messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
+    return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))
+
+
+def extract_plan(completion: str, *, prefilled: bool = True) -> str:
+    """The first fenced block (closed or cut off) that starts like JSON, else the text from the first '[' or '{'
+    to the last closing bracket; '' when there is none."""
+    text = (PREFILL if prefilled else "") + completion.replace("\r\n", "\n")
+    segments = text.split(FENCE)
+    for segment in segments[1::2]:
+        first, _, rest = segment.partition("\n")
+        body = (rest if first.strip().isalpha() or not first.strip() else segment).strip()
+        if body[:1] in ("[", "{"):
+            return body
+    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
+    if not starts:
+        return ""
+    start = min(starts)
+    end = max(text.rfind("]"), text.rfind("}"))
+    return text[start:end + 1].strip() if end > start else ""
