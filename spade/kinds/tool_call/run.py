@@ -75,10 +75,10 @@ def execute(pool: Any, items: Sequence[tuple[Task, str]], on_done: Callable[[int
         if on_done is not None:
             future.add_done_callback(lambda _f, i=i: on_done(i))
         futures.append(future)
-    return [_verdict(task, answer, None if f is None else f.result()) for (task, answer), f in zip(items, futures)]
+    return [verdict(task, answer, None if f is None else f.result()) for (task, answer), f in zip(items, futures)]
 
 
-def _verdict(task: Task, answer: str, run: ProgramRun | None) -> ExecResult:
+def verdict(task: Task, answer: str, run: ProgramRun | None) -> ExecResult:
     n_public, tests = len(task.test_cases), task.all_tests
     if run is None:
         why = "no answer" if not answer.strip() else f"the answer has {len(answer)} characters, more than {MAX_ANSWER_CHARS}"
