@@ -52,17 +52,17 @@ def drop_trained(tasks: Sequence[Task], trained: Iterable[Any], threshold: float
 
 def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMILY) -> list[Task]:
     """Draft, deduplicate and validate the whole suite (both splits), deterministically: `draws` drafts of each
-    family (all registered ones unless named), in hash order."""
+    family (every Python function family unless named), in hash order."""
     from spade.config import GenerationConfig
     from spade.dedup import DedupIndex
     from spade.generate.procedural import heldout_draft
-    from spade.generate.registry import family_names
+    from spade.generate.registry import resolve_families
     from spade.kinds import validate_drafts
 
     gen = GenerationConfig()
     index = DedupIndex(gen.dedup_threshold)
     drafts = []
-    for family in families or family_names():
+    for family in families or [f.name for f in resolve_families([])]:  # every Python function family
         for i in range(draws):
             difficulty = round(random.Random(f"heldout-difficulty|{family}|{i}").random(), 2)
             draft = heldout_draft(family, difficulty, i, gen.public_tests, gen.hidden_tests)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller, choose_replay
 from spade.generate.procedural import draft_task
-from spade.records import AuditEntry, Rejection, Task, TaskDraft
+from spade.records import PYTHON_FUNCTION, AuditEntry, Rejection, Task, TaskDraft
 from spade.seeding import seeded
 from spade.store import IterationWrite, RunStore
 
@@ -118,7 +118,9 @@ class TaskSupply:
             if verdict.duplicate:
                 w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty,
                                               f"duplicate_{verdict.kind}", f"duplicate of {verdict.of}"))
-                if compose and duplicates is not None and "composed" not in outcome.task.tags:
+                # Composition transforms Python code: other kinds' duplicates are not composed.
+                if (compose and duplicates is not None and "composed" not in outcome.task.tags
+                        and outcome.task.kind == PYTHON_FUNCTION):
                     duplicates.append(outcome.task)
                 continue
             self.dedup.add(outcome.task)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,10 @@ def test_an_unknown_kind_in_a_file_is_one_line_naming_the_known_kinds(tmp_path, 
     code = main(["validate", _write(tmp_path, _broken(kind="tool_calls"))])
     err = capsys.readouterr().err
     assert code == 2 and "tool_call" in err and "Traceback" not in err
+
+
+def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    example = readme.split("### tool_call", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
+    assert main(["validate", _write(tmp_path, json.loads(example))]) == 0
+    assert "1 accepted" in capsys.readouterr().out
