@@ -1,0 +1,241 @@
+"""Validation of repair tasks: the original is validated as a Python function task, then the bug is run.
+
+In: repair TaskDrafts (a family's: the reference, inputs and candidate bugs in params) or repair Tasks (from a
+file: `params.buggy_code`), a sandbox pool and the GenerationConfig. Out: one ValidationOutcome each. The
+reference gives every expected value and must pass the Python function validator (determinism, mutant-killing
+tests). The buggy code then runs in the sandbox under the grading limits and must fail at least one public test
+(shown to the policy with what the buggy code did, `params.failing_test`) and at least one hidden test (so an
+answer that only special-cases the shown tests still fails). A draft keeps the candidate bug whose share of
+failed tests is nearest its `target_fail_share`, swapping one public and one hidden test where that makes a
+candidate showable; a file's tests are kept as given.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from spade.config import GenerationConfig
+from spade.errors import ValidationError
+from spade.kinds.base import Scorer
+from spade.kinds.python_function import KIND as PYTHON
+from spade.kinds.python_function.program import defines
+from spade.kinds.repair.name import REPAIR
+from spade.pycode import parse_untrusted
+from spade.records import (
+    PYTHON_FUNCTION,
+    ExecResult,
+    Task,
+    TaskDraft,
+    TestOutcome,
+    TestStatus,
+)
+from spade.validate.outcome import Problem, ValidationOutcome
+
+MAX_BUGGY_CHARS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Showing:
+    """A task's tests arranged for a bug: the task (tests possibly reordered), the public test shown and what the
+    buggy code did on it, and the share of all tests it fails."""
+
+    task: Task
+    index: int
+    did: str
+    fail_share: float
+
+
+def validate_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    candidates = [_candidates(d.params) for d in drafts]
+    base = PYTHON.validate_drafts([replace(d, kind=PYTHON_FUNCTION) for d in drafts], pool, cfg)
+    runs = _run_all(pool, [(o.task, c) for o, c in zip(base, candidates) if o.accepted and o.task is not None])
+    out: list[ValidationOutcome] = []
+    for d, outcome, cands in zip(drafts, base, candidates):
+        if not outcome.accepted or outcome.task is None:
+            out.append(outcome)
+            continue
+        results = runs.pop(0)
+        out.append(_choose(outcome, cands, results, float(d.params.get("target_fail_share", 1.0))))
+    return out
+
+
+def validate_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    out: list[ValidationOutcome | None] = [None] * len(tasks)
+    runnable = []
+    for i, t in enumerate(tasks):
+        problems = static_problems(t)
+        if problems:
+            out[i] = ValidationOutcome.rejected(t.task_id, problems)
+        else:
+            runnable.append(i)
+    if runnable and pool is None:
+        raise ValidationError("validating repair tasks needs a SandboxPool: their buggy code must be run")
+    base = PYTHON.validate([replace(tasks[i], kind=PYTHON_FUNCTION) for i in runnable], pool, cfg) if runnable else []
+    ok = [(i, o) for i, o in zip(runnable, base) if o.accepted and o.task is not None]
+    for i, o in zip(runnable, base):
+        if not o.accepted:
+            out[i] = o
+    runs = _run_all(pool, [(o.task, [str(tasks[i].params["buggy_code"])]) for i, o in ok])  # type: ignore[misc]
+    for (i, o), results in zip(ok, runs):
+        out[i] = _check_file_task(tasks[i], o, results[0])
+    return [o for o in out if o is not None]
+
+
+def static_problems(task: Task) -> list[Problem]:
+    """What is wrong with a repair task before anything runs: its reference, buggy code and shown test."""
+    buggy = task.params.get("buggy_code")
+    if not task.reference_solution:
+        return [Problem("no_reference", "a repair task needs reference_solution: the fixed function, which gives "
+                        "every expected value")]
+    if not isinstance(buggy, str) or not buggy.strip():
+        return [Problem("no_buggy_code", "a repair task needs params.buggy_code: the function with the bug(s), as a "
+                        "string of Python code")]
+    if len(buggy) > MAX_BUGGY_CHARS:
+        return [Problem("buggy_code_too_long", f"params.buggy_code has {len(buggy)} characters; at most "
+                        f"{MAX_BUGGY_CHARS}")]
+    if not defines(buggy, task.entry_point):
+        return [Problem("buggy_code_invalid", f"params.buggy_code does not parse or does not define "
+                        f"{task.entry_point}(); it must be the task's function with the bug(s) in it")]
+    if _same_code(buggy, task.reference_solution):
+        return [Problem("bug_is_reference", "params.buggy_code is the reference_solution itself; put a bug in it")]
+    bugs = task.params.get("bugs", 1)
+    if type(bugs) is not int or not 1 <= bugs <= 10:
+        return [Problem("bad_bug_count", f"params.bugs = {bugs!r:.40} must be the number of bugs, an integer in "
+                        "[1, 10]")]
+    return []
+
+
+def _same_code(a: str, b: str) -> bool:
+    try:
+        return ast.unparse(parse_untrusted(a)) == ast.unparse(parse_untrusted(b))
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+
+
+def _candidates(params: dict[str, Any]) -> list[str]:
+    return [str(c["code"]) for c in params.get("candidates", []) if isinstance(c, dict) and isinstance(c.get("code"), str)]
+
+
+def _run_all(pool: Scorer | None, pairs: list[tuple[Task, list[str]]]) -> list[list[ExecResult]]:
+    """Every (task, buggy code) run under the grading path's limits, in one batch; results grouped per task."""
+    items = [(task, code) for task, codes in pairs for code in codes]
+    if not items:
+        return []
+    assert pool is not None  # callers with runnable tasks checked it
+    flat = PYTHON.execute(pool, items)
+    grouped, at = [], 0
+    for _, codes in pairs:
+        grouped.append(flat[at:at + len(codes)])
+        at += len(codes)
+    return grouped
+
+
+def _choose(outcome: ValidationOutcome, codes: list[str], results: list[ExecResult],
+            target: float) -> ValidationOutcome:
+    task = outcome.task
+    assert task is not None
+    options = []
+    for k, (code, result) in enumerate(zip(codes, results)):
+        showing = arrange(task, result)
+        if showing is not None:
+            options.append((abs(showing.fail_share - target), k, code, showing))
+    if not options:
+        return ValidationOutcome.rejected(task.task_id, [Problem(
+            "bug_not_caught", f"none of the {len(codes)} candidate bugs fails both a public and a hidden test")],
+            outcome.kill_ratio)
+    _, k, code, showing = min(options, key=lambda o: (o[0], o[1]))
+    chosen = next(c for c in task.params["candidates"] if c.get("code") == code)
+    params = {key: v for key, v in showing.task.params.items() if key != "candidates"}
+    params.update(buggy_code=code, bug_kinds=list(chosen.get("kinds", [])), bug_lines=list(chosen.get("lines", [])),
+                  failing_test={"index": showing.index, "did": showing.did}, fail_share=round(showing.fail_share, 4))
+    repaired = replace(showing.task, kind=REPAIR, params=params)
+    return ValidationOutcome(True, repaired, task_id=repaired.task_id, kill_ratio=outcome.kill_ratio)
+
+
+def arrange(task: Task, result: ExecResult) -> Showing | None:
+    """The task with at least one failed public and one failed hidden test, swapping one public and one hidden test
+    if that is needed and enough; None when the bug fails fewer than two tests (or has no hidden one to fail)."""
+    tests, outcomes = list(task.all_tests), list(result.tests)
+    n_public = len(task.test_cases)
+    failed = [k for k, o in enumerate(outcomes) if o.status is not TestStatus.PASSED]
+    if len(failed) < 2 or n_public == 0 or n_public == len(tests):
+        return None
+    public = [k for k in failed if k < n_public]
+    hidden = [k for k in failed if k >= n_public]
+    if not public:
+        _swap(tests, outcomes, n_public - 1, hidden[0])
+    elif not hidden:
+        _swap(tests, outcomes, public[-1], n_public)
+    task = replace(task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]))
+    index = shown_index(outcomes[:n_public])
+    assert index is not None
+    return Showing(task, index, what_it_did(outcomes[index]), len(failed) / len(tests))
+
+
+def shown_index(public: Sequence[TestOutcome]) -> int | None:
+    """The public test to show: the first with a wrong answer, else the first failed one, else None."""
+    failed = [k for k, o in enumerate(public) if o.status is not TestStatus.PASSED]
+    wrong = [k for k in failed if public[k].status is TestStatus.WRONG_ANSWER]
+    return (wrong or failed or [None])[0]
+
+
+def _swap(tests: list[Any], outcomes: list[TestOutcome], a: int, b: int) -> None:
+    tests[a], tests[b] = tests[b], tests[a]
+    outcomes[a], outcomes[b] = outcomes[b], outcomes[a]
+
+
+def what_it_did(o: TestOutcome) -> str:
+    """What the buggy code did on a failed test, as the end of a sentence ("…, but it returned 7")."""
+    if o.status is TestStatus.WRONG_ANSWER:
+        return f"returned {o.got}"
+    if o.status is TestStatus.EXCEPTION:
+        return f"raised {o.error or 'an exception'}"
+    if o.status is TestStatus.TIMEOUT:
+        return "did not finish within the time limit"
+    if o.status is TestStatus.MEMORY:
+        return "ran out of memory"
+    return f"failed ({o.status.value})"
+
+
+def _check_file_task(original: Task, outcome: ValidationOutcome, result: ExecResult) -> ValidationOutcome:
+    task = outcome.task
+    assert task is not None
+    n_public = len(task.test_cases)
+    public = result.tests[:n_public]
+    failed_hidden = [o for o in result.tests[n_public:] if o.status is not TestStatus.PASSED]
+    index = shown_index(public)
+    problems = []
+    if index is None and not failed_hidden:
+        problems.append(Problem("bug_not_caught", "params.buggy_code passes every test: it is not a bug the tests "
+                                "can see; inject one the tests catch"))
+    elif index is None:
+        problems.append(Problem("bug_not_shown", "params.buggy_code passes every public test, so no failing test "
+                                "can be shown; make a public test one it fails"))
+    elif not failed_hidden:
+        problems.append(Problem("bug_hidden_pass", "params.buggy_code passes every hidden test, so an answer that "
+                                "special-cases the shown tests would pass; add a hidden test it fails"))
+    shown = original.params.get("failing_test")
+    if not problems and shown is not None:
+        problems += _shown_problems(shown, public)
+    if problems:
+        return ValidationOutcome.rejected(task.task_id, problems, outcome.kill_ratio)
+    assert index is not None
+    failing = shown if shown is not None else {"index": index, "did": what_it_did(public[index])}
+    fail_share = sum(o.status is not TestStatus.PASSED for o in result.tests) / len(result.tests)
+    params = {**task.params, "failing_test": failing, "fail_share": round(fail_share, 4)}
+    return replace(outcome, task=replace(task, kind=REPAIR, params=params))
+
+
+def _shown_problems(shown: Any, public: Sequence[TestOutcome]) -> list[Problem]:
+    index = shown.get("index") if isinstance(shown, dict) else None
+    if type(index) is not int or not 0 <= index < len(public) or public[index].status is TestStatus.PASSED:
+        return [Problem("failing_test_mismatch", f"params.failing_test = {shown!r:.60} must name (by 'index') a "
+                        "public test the buggy code fails; leave it out to have it computed")]
+    did = what_it_did(public[index])
+    if shown.get("did") != did:
+        return [Problem("failing_test_mismatch", f"params.failing_test.did = {shown.get('did')!r:.60}, but the buggy "
+                        f"code {did:.60}; leave it out to have it computed")]
+    return []
