@@ -16,6 +16,8 @@ FINDINGS: dict[str, str] = {
     "credentials": "credential paths or secret environment variables (~/.ssh, /etc/shadow, .aws, id_rsa, *_TOKEN)",
     "destructive_fs": "destructive file operations (shutil.rmtree, os.remove on absolute paths, writes outside /tmp)",
     "dynamic_exec": "dynamic code execution (eval, exec, compile, __import__, importlib, ctypes)",
+    "sql_escape": "SQL reaching past its database (ATTACH, DETACH, PRAGMA, VACUUM, load_extension, file functions)",
+    "sql_write": "SQL that writes or changes the schema (INSERT, UPDATE, DELETE, DROP, CREATE, ALTER)",
 }
 
 _SHELL_MODULES = ("subprocess", "pty", "pexpect", "commands", "multiprocessing")

@@ -69,7 +69,7 @@ def test_unparsable_code_is_still_scanned_as_text() -> None:
 
 def test_every_finding_code_is_documented() -> None:
     found = {code for _, snippet in HOSTILE for code in screen_code(snippet)}
-    assert found == set(FINDINGS)
+    assert found == {c for c in FINDINGS if not c.startswith("sql_")}  # the SQL kind's own: tests/kinds/sql
 
 
 @settings(max_examples=200, deadline=None)
