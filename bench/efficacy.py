@@ -6,6 +6,8 @@ at most one iteration):
   coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
   fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty; default the config's
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
+  star      coevolve plus STaR's rationalisation (training.rationalize: unsolved tasks resampled with their
+            reference as a hint, passing answers trained on): it learns from the generator's references too;
   none      no training: the base model.
 Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
 checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set, the held-out suite's test split
@@ -35,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from spade.config import SpadeConfig, load_config  # noqa: E402
 
-ARMS = ("coevolve", "fixed", "none")
+ARMS = ("coevolve", "fixed", "star", "none")
 
 
 def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
@@ -48,6 +50,8 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
         # A band of [0, 1] is never left, so the controller never moves a family off d.
         overrides |= {"evolution.initial_difficulty": d, "evolution.success_low": 0.0,
                       "evolution.success_high": 1.0}
+    if arm == "star":
+        overrides |= {"training.rationalize": True}
     return load_config(base, overrides)
 
 
@@ -189,8 +193,8 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     from spade.evaluate.stats import paired_bootstrap, paired_scores
 
     arms = results["arms"]
-    pairs = [(a, "none") for a in ("coevolve", "fixed") if a in arms and "none" in arms]
-    pairs += [("coevolve", "fixed")] if "coevolve" in arms and "fixed" in arms else []
+    pairs = [(a, "none") for a in ("coevolve", "fixed", "star") if a in arms and "none" in arms]
+    pairs += [(a, b) for a, b in (("coevolve", "fixed"), ("star", "coevolve")) if a in arms and b in arms]
     for new, old in pairs:
         for suite in suites:
             _, before, after = paired_scores(arms[old]["eval"][suite]["per_task"], arms[new]["eval"][suite]["per_task"])

@@ -213,6 +213,13 @@ class TrainingConfig(_Section):
     """RFT: learn only from tasks the policy solves sometimes (0 < pass rate < 1 over their rollouts so far)."""
     per_task: int = Field(0, ge=0, le=100000)
     """RFT: at most this many distinct passing samples of one task in an update's buffer; 0 for no cap."""
+    rationalize: bool = False
+    """RFT: STaR's rationalisation. Tasks none of whose samples passed this iteration are sampled again with the
+    task's reference shown as a hint; hinted answers that pass all tests join the update's buffer as answers to
+    the plain prompt (the hint is never trained on). It learns from the generator's references, not only from
+    the policy's own successes."""
+    rationalize_samples: int = Field(2, ge=1, le=64)
+    """RFT with rationalize: hinted samples per unsolved task."""
     max_seq_len: int = Field(384, ge=32, le=32768)
     update_every: int = Field(1, ge=1, le=100000)
     """Iterations between policy updates."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from spade.policy.base import Policy
     from spade.sandbox import SandboxPool
     from spade.train.base import Trainer
+    from spade.train.buffer import Sample
     from spade.train.gate import EvalGate
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -49,6 +50,7 @@ class Engine:
     progress: Progress = lambda stage, done, total: None  # noqa: E731
     timings: dict[str, float] = field(default_factory=dict)
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
+    rationales: tuple[Sample, ...] = ()  # this iteration's passing hinted samples (training.rationalize), for its update
 
     @property
     def supply(self) -> TaskSupply:
@@ -99,7 +101,29 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
                               model=e.policy.name, on_done=lambda _i: e.progress("execute", next(done), len(flat)))
     e.timed("execute", started)
     record_rollouts(e, w, tasks, rollouts)
+    e.rationales = rationalize_unsolved(e, w, tasks, rollouts)
     return rollouts
+
+
+def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: list[Rollout]) -> tuple[Sample, ...]:
+    """With training.rationalize (RFT only): hinted samples of the tasks no rollout solved, the passing ones kept
+    for this iteration's update (spade.train.rationalize). They are not rollouts: neither stored as candidates nor
+    seen by the controller, which measures the policy without hints."""
+    cfg = e.cfg
+    if not cfg.training.rationalize or cfg.training.update_method != "rft" or e.trainer is None:
+        return ()
+    from spade.train.rationalize import rationalize
+
+    started = time.perf_counter()
+    e.progress("rationalize", 0, 1)
+    found = rationalize(e.policy, e.grader, tasks, rollouts, n=cfg.training.rationalize_samples,
+                        temperature=cfg.sampling.temperature, seed=seeded(cfg, w.iteration, "rationalize"),
+                        model=e.policy.name)
+    w.metrics |= {"rationalize_tasks": found.hinted, "rationalize_solved": found.solved,
+                  "rationalize_samples": len(found.samples)}
+    e.timed("rationalize", started)
+    e.progress("rationalize", 1, 1)
+    return found.samples
 
 
 def record_rollouts(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: list[Rollout]) -> None:
@@ -146,7 +170,7 @@ def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
         from spade.train.buffer import rft_buffer
         from spade.train.rft import TrainExample
 
-        chosen, extra = rft_buffer(w.rollouts, e.store, cfg, e.cfg.evolution.replay_ratio)
+        chosen, extra = rft_buffer(w.rollouts, e.store, cfg, e.cfg.evolution.replay_ratio, e.rationales)
         if not chosen:
             return UpdateResult(skipped="no passing samples yet", details=extra)
         tasks_by_id = {t.task_id: t for t, _ in w.tasks}

@@ -82,10 +82,12 @@ OLDER_ROLLOUTS = 20_000  # the newest earlier rollouts read per update (their pa
 
 
 def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig,
-               replay_ratio: float) -> tuple[list[Sample], dict[str, int]]:
-    """An RFT update's buffer: this iteration's rollouts first, then the run's earlier
-    ones from `store` (newest first), which keep at least the replay share of training.max_examples when they
-    have it. Pass rates for the learning zone count every rollout of a task, this iteration's and earlier."""
+               replay_ratio: float, rationales: Sequence[Sample] = ()) -> tuple[list[Sample], dict[str, int]]:
+    """An RFT update's buffer: this iteration's rollouts first, then its `rationales` (spade.train.rationalize:
+    passing hinted answers of tasks it never solved, outside the learning-zone filter, since their pass rate is 0
+    by construction), then the run's earlier rollouts from `store` (newest first), which keep at least the replay
+    share of training.max_examples when they have it. Pass rates for the learning zone count every rollout of a
+    task, this iteration's and earlier."""
     fresh = [Sample(r.task_id, r.candidate.completion, r.candidate.code, r.passed, r.candidate.prompt_variant)
              for r in rollouts]
     older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
@@ -94,10 +96,11 @@ def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig
                     per_task=training.per_task, rates=rates)
     fresh_ids = {id(s) for s in fresh}
     new = [s for s in chosen if id(s) in fresh_ids]
+    new += select(rationales, limit=len(rationales), per_task=training.per_task)
     old = [s for s in chosen if id(s) not in fresh_ids]
     limit = training.max_examples
     n_old = min(len(old), max(round(limit * replay_ratio), limit - len(new)))
-    stats = {"fresh": min(len(new), limit - n_old), "replayed": n_old,
+    stats = {"fresh": min(len(new), limit - n_old), "replayed": n_old, "rationalized": len(rationales),
              "zone_tasks": sum(in_learning_zone(r) for r in rates.values())}
     return new[: limit - n_old] + old[:n_old], stats
 
