@@ -1,7 +1,8 @@
 """The sandbox: run untrusted candidate code against a task's inputs and grade what it returns.
 
 Layers (each tested in tests/sandbox): a warm fork server inside bubblewrap (new network, PID, IPC, UTS and mount
-namespaces; a read-only root holding only /usr, /lib, /etc, the Python prefix and the sandbox's own code; a private
+namespaces; a read-only root holding only /usr, /lib, /etc, the Python prefix, the sandbox's own code and the
+few libraries judges import (libraries.py: sympy, mpmath, read-only at /sbxlib); a private
 /tmp of capped size and inodes). A template, forked before any job, forks every candidate's child ahead of its job
 and reaps it (wait4) when asked; the watcher reads the jobs, feeds, watches and kills the children and never forks,
 so no child is a copy of a process that held job data. The child gets rlimits (CPU,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from spade.config import ExecutorConfig
 from spade.errors import SandboxError
+from spade.sandbox.libraries import bwrap_binds
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 LAYERS = ("namespaces", "network_off", "readonly_root", "private_tmp", "uid_drop", "seccomp", "rlimits")
@@ -72,6 +73,7 @@ def _bwrap_prefix(tmpfs_bytes: int, with_seccomp: bool) -> list[str]:
             args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", prefix, prefix]
     args += ["--ro-bind", str(INSIDE), "/sbx/inside"]  # only the zygote's own code, never the repo or runs
+    args += bwrap_binds()  # the few libraries judges import (spade.sandbox.libraries), read-only
     if with_seccomp:
         args += ["--ro-bind", str(Path(_pyseccomp_dir()) / "pyseccomp.py"), "/sbx/ext/pyseccomp.py"]
     args += ["--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",

@@ -1,0 +1,94 @@
+"""The math answer grammar on the host: what it accepts, what it refuses (without evaluating anything), the forms."""
+
+from __future__ import annotations
+
+import pytest
+
+from spade.kinds.math.extract import extract_answer
+from spade.kinds.math.grammar import MAX_CHARS, MAX_DEPTH, Refused, form_problem, parse_answer, parse_form
+
+X = parse_form("expression in x")
+
+
+@pytest.mark.parametrize("text, tree", [
+    ("2x^2", ("mul", ("int", "2"), ("pow", ("var", "x"), ("int", "2")))),
+    ("-x**2", ("neg", ("pow", ("var", "x"), ("int", "2")))),
+    ("2^3^2", ("pow", ("int", "2"), ("pow", ("int", "3"), ("int", "2")))),
+    ("\\frac{3}{4}", ("div", ("int", "3"), ("int", "4"))),
+    ("$\\sqrt{2}$", ("sqrt", ("int", "2"))),
+    ("3(x + 1)", ("mul", ("int", "3"), ("add", ("var", "x"), ("int", "1")))),
+    ("5!", ("fact", ("int", "5"))),
+    ("1.25", ("dec", "1.25")),
+])
+def test_the_grammar_builds_the_expected_tree(text, tree):
+    assert parse_answer(text, X) == [tree]
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os').system('id')", "lambda: 1", "x.__class__", "().__class__.__bases__", "exec('1')",
+    "open('/etc/passwd')", "x if x else x", "[x for x in y]", "'1'", "x; y", "x[0]", "Symbol('x')", "\\input{x}",
+    "E**x", "pi", "a", "", "   ", "(", "1 +", "1 2", "x = = 1",
+])
+def test_text_that_is_not_in_the_grammar_is_refused(text):
+    with pytest.raises(Refused):
+        parse_answer(text, X)
+
+
+def test_bounds_refuse_long_deep_and_wide_answers():
+    with pytest.raises(Refused, match="characters"):
+        parse_answer("1" * (MAX_CHARS + 1), X)
+    with pytest.raises(Refused, match="nested"):
+        parse_answer("(" * (MAX_DEPTH + 1) + "x" + ")" * (MAX_DEPTH + 1), X)
+    with pytest.raises(Refused, match="nested"):
+        parse_answer("-" * (MAX_DEPTH + 1) + "x", X)
+    with pytest.raises(Refused, match="digits"):
+        parse_answer("9" * 41, X)
+    with pytest.raises(Refused, match="tokens"):
+        parse_answer("+".join(["x"] * 200), X)
+    assert parse_answer("(" * MAX_DEPTH + "x" + ")" * MAX_DEPTH, X) == [("var", "x")]
+
+
+def test_sets_are_items_and_a_set_is_refused_where_one_value_is_asked():
+    roots = parse_form("numbers in x")
+    assert parse_answer("x = 2, x = -3", roots) == [("int", "2"), ("neg", ("int", "3"))]
+    assert parse_answer("x = 2 or x = -3", roots) == parse_answer("{2, -3}", roots)
+    with pytest.raises(Refused, match="one value"):
+        parse_answer("{2, 3}", parse_form("number"))
+    with pytest.raises(Refused, match="unknown name"):
+        parse_answer("y = 2", roots)
+
+
+@pytest.mark.parametrize("form, text, ok", [
+    ("number", "3/4", True), ("number", "-3/4", True), ("number", "0.75", True), ("number", "6/8", False),
+    ("number", "3/4 + 1", False), ("number", "4/1", False),
+    ("constant", "(3 + sqrt(5))/2", True),
+    ("polynomial in x", "x^2 + 2x + 1", True), ("polynomial in x", "-2*x^2 + 3*x/2 - 1/3", True),
+    ("polynomial in x", "(x + 1)^2", False), ("polynomial in x", "x^2 + x + x", False),
+    ("polynomial in x", "x*x", False), ("polynomial in x", "x - (x - 1)", False),
+    ("polynomial in x, y", "x**2*y - 3*x*y + y", True), ("expression in n", "3*2^(n-1)", True),
+])
+def test_forms(form, text, ok):
+    f = parse_form(form)
+    assert all(form_problem(node, f) is None for node in parse_answer(text, f)) is ok
+
+
+def test_an_unknown_answer_form_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="number, numbers"):
+        parse_form("def f(x):")
+    with pytest.raises(ValueError, match="names no variables"):
+        parse_form("polynomial")
+
+
+@pytest.mark.parametrize("completion, answer", [
+    ("So x = 3.\nAnswer: x = 3", "x = 3"), ("thus \\boxed{\\frac{3}{4}}.", "\\frac{3}{4}"),
+    ("**Final Answer:** 42", "42"), ("42", "42"), ("I am not sure.\nMaybe later", ""),
+    ("\\boxed{1} then \\boxed{2}", "2"), ("\\boxed{unclosed", ""),
+])
+def test_extraction_takes_the_last_boxed_or_answer_line(completion, answer):
+    assert extract_answer(completion) == answer
+
+
+def test_extraction_of_a_megabyte_is_bounded():
+    huge = "Answer: " + "1" * 1_000_000
+    assert len(extract_answer(huge)) <= MAX_CHARS + 1
+    assert extract_answer("answer" + "*" * 1_000_000 + "x") == ""

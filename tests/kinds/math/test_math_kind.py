@@ -1,0 +1,142 @@
+"""The math kind end to end through the real sandbox: every family's drafts validate (expected values from the
+judge's run), the loop's grading path and the evaluator judge answers by equivalence, task files round-trip and
+`spade validate` accepts good files and rejects broken ones with reasons."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from spade.config import GenerationConfig, RewardConfig, SpadeConfig
+from spade.evaluate.evaluator import grade_samples
+from spade.generate.procedural import draft_task
+from spade.kinds import KINDS, kind_of, validate_drafts
+from spade.policy.prompts import build_prompt
+from spade.records import Completion, ExecStatus, Task, TestCase
+from spade.registry import FAMILIES
+from spade.rollout import Grader
+from spade.taskio import load_tasks, task_from_dict, task_to_dict
+from spade.validate.commands import validate_command
+
+MATH_FAMILIES = sorted(n for n in FAMILIES.names() if FAMILIES.get(n).kind == "math")
+DIFFICULTIES = (0.0, 0.5, 1.0)
+
+
+def math_task(task_id: str, form: str, expected: str, reference: str | None = None, description: str = "?") -> Task:
+    return Task(task_id, description, form, "answer", 0.5, test_cases=(TestCase((), expected),),
+                reference_solution=reference, kind="math")
+
+
+QUARTER = math_task("m/quarter", "number", "3/4", "3/4", "Compute 1/2 + 1/4.")
+ROOTS = math_task("m/roots", "numbers in x", "{-3, 2}", "x = 2, x = -3", "Solve x^2 + x - 6 = 0.")
+SQUARE = math_task("m/square", "polynomial in x", "x**2 + 2*x + 1", "x^2 + 2x + 1", "Expand (x + 1)^2.")
+
+
+@pytest.fixture(scope="module")
+def validated(pool):
+    drafts = [draft_task(f, d, seed, 0, 3, 3) for f in MATH_FAMILIES for d in DIFFICULTIES for seed in (0, 1)]
+    return drafts, validate_drafts(drafts, pool, GenerationConfig())
+
+
+def test_the_math_kind_and_its_families_are_registered():
+    assert "math" in KINDS.names()
+    assert MATH_FAMILIES == ["math_arithmetic", "math_combinatorics", "math_linear", "math_polynomial",
+                             "math_quadratic", "math_sequence"]
+
+
+def test_every_family_validates_at_every_difficulty_with_expected_values_from_the_judge(validated):
+    drafts, outcomes = validated
+    rejected = [(d.family, d.difficulty, d.reference_solution, o.details) for d, o in zip(drafts, outcomes)
+                if not o.accepted]
+    assert not rejected
+    for draft, outcome in zip(drafts, outcomes):
+        task = outcome.task
+        assert task.kind == "math" and task.hidden_test_cases == () and len(task.test_cases) == 1
+        assert isinstance(task.test_cases[0].expected, str) and task.test_cases[0].expected
+    by_form = {o.task.family: o.task.test_cases[0].expected for o in outcomes}
+    assert "**" in by_form["math_polynomial"]  # SymPy's canonical printing, not the family's own text
+
+
+def test_drafts_are_deterministic_and_difficulty_changes_what_is_asked():
+    for family in MATH_FAMILIES:
+        assert draft_task(family, 0.5, 3, 7, 3, 3) == draft_task(family, 0.5, 3, 7, 3, 3)
+        easy = {draft_task(family, 0.0, s, 0, 3, 3).params.__repr__() for s in range(5)}
+        hard = {draft_task(family, 1.0, s, 0, 3, 3).params.__repr__() for s in range(5)}
+        assert easy.isdisjoint(hard), family
+
+
+def test_the_prompt_shows_the_problem_and_the_answer_form_never_the_expected_value():
+    prompt = build_prompt(ROOTS)
+    text = "\n".join(m["content"] for m in prompt.messages)
+    assert "Solve x^2 + x - 6 = 0." in text and "Answer:" in text and "{-3, 2}" not in text
+    assert prompt.prefill == ""
+
+
+def test_the_loops_grading_path_judges_by_equivalence(pool):
+    tasks = [QUARTER, QUARTER, QUARTER, QUARTER, ROOTS, ROOTS, ROOTS, SQUARE, SQUARE, SQUARE]
+    texts = ["1/2 + 1/4 = 3/4\nAnswer: 3/4", "It is \\boxed{0.75}.", "Answer: 1/2 + 1/4", "I give up.\nSorry.",
+             "Answer: x = -3 or x = 2", "Answer: x = 2", "Answer: {2, -3, 1}",
+             "Answer: 1 + 2x + x^2", "Answer: (x + 1)^2", "Answer: import os"]
+    rollouts = Grader(pool, RewardConfig()).grade(tasks, [Completion(t) for t in texts],
+                                                  ids=[f"c{i}" for i in range(len(texts))])
+    assert [r.passed for r in rollouts] == [True, True, False, False, True, False, False, True, False, False]
+    statuses = [r.result.status for r in rollouts]
+    assert statuses[2] is ExecStatus.FAILED  # the question itself is not an answer of the form "number"
+    assert statuses[3] is ExecStatus.NO_ENTRY_POINT and statuses[9] is ExecStatus.SYNTAX_ERROR
+    assert rollouts[3].reward.format_penalty > 0 and rollouts[9].reward.format_penalty > 0
+    assert rollouts[8].reward.format_penalty == 0  # wrong form is a wrong answer, not a format failure
+    assert rollouts[0].reward.total == pytest.approx(1 + RewardConfig().difficulty_bonus * 0.5)
+    assert "not expanded" in (rollouts[8].result.tests[0].error or "")
+
+
+def test_the_evaluator_grades_math_samples(pool, tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    lines = [("m/quarter", "Answer: 3/4"), ("m/quarter", "Answer: 4/3"), ("m/roots", "\\boxed{2, -3}")]
+    samples.write_text("".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in lines))
+    report = grade_samples(pool, [QUARTER, ROOTS], samples, ks=(1,), suite="math").to_dict()
+    assert report["n_tasks"] == 2
+    assert report["pass_at_k"]["1"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_a_validated_task_round_trips_through_the_task_file_schema(validated):
+    for outcome in validated[1][::5]:
+        d = json.loads(json.dumps(task_to_dict(outcome.task)))
+        assert d["kind"] == "math" and task_from_dict(d) == outcome.task
+
+
+def _validate_file(tmp_path, tasks: list[dict]) -> tuple[int, str]:
+    path = tmp_path / "math.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    out = io.StringIO()
+    code = validate_command(str(path), SpadeConfig(), Console(file=out, width=400))
+    return code, out.getvalue()
+
+
+def test_spade_validate_accepts_a_good_math_file_and_rejects_broken_ones_with_reasons(pool, tmp_path):
+    good = [task_to_dict(t) for t in (QUARTER, ROOTS, SQUARE)]
+    code, text = _validate_file(tmp_path, good)
+    assert code == 0, text
+    assert len(load_tasks(tmp_path / "math.jsonl")) == 3
+    broken = [
+        {**good[0], "task_id": "wrong_expected", "test_cases": [{"input": [], "expected": "4/3"}]},
+        {**good[2], "task_id": "unexpanded_reference", "reference_solution": "(x + 1)^2"},
+        {**good[0], "task_id": "bad_form", "signature": "def answer():"},
+        {**good[0], "task_id": "hostile_reference", "reference_solution": "__import__('os').system('id')"},
+        {**good[0], "task_id": "two_tests", "test_cases": [{"input": [], "expected": "3/4"}] * 2},
+    ]
+    code, text = _validate_file(tmp_path, broken)
+    assert code == 1
+    for reason in ("expected_mismatch", "reference_form", "answer_form", "reference_refused", "tests_shape"):
+        assert reason in text, reason
+    assert "0 accepted, 5 rejected" in text and "Traceback" not in text
+
+
+def test_a_task_file_naming_an_unknown_field_or_kind_is_refused_in_one_line(tmp_path):
+    from spade.errors import TaskFormatError
+
+    with pytest.raises(TaskFormatError, match="kind"):
+        task_from_dict({**task_to_dict(QUARTER), "kind": "maths"})
+    assert kind_of(QUARTER).name == "math"
