@@ -27,7 +27,7 @@ def library_dirs() -> dict[str, str]:
     for name in LIBRARIES:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
-            found[name] = os.path.realpath(list(spec.submodule_search_locations)[0])
+            found[name] = os.path.realpath(next(iter(spec.submodule_search_locations)))
     return found
 
 

@@ -64,14 +64,14 @@ def _validate(tasks: list[Task], pool: Scorer, *, stated: bool) -> list[Validati
     judge agrees with itself, with the reference and with any stated value, and rejects near misses."""
     problems: list[list[Problem]] = [static_problems(t) for t in tasks]
     live = [i for i, p in enumerate(problems) if not p]
-    sources = [tasks[i].reference_solution or tasks[i].test_cases[0].expected for i in live]
-    canon = run_requests(pool, [Request("canon", tasks[i].signature, s) for i, s in zip(live, sources)])
+    sources = {i: tasks[i].reference_solution or tasks[i].test_cases[0].expected for i in live}
+    canon = dict(zip(live, run_requests(pool, [Request("canon", tasks[i].signature, sources[i]) for i in live])))
     checks: list[tuple[int, Request, str]] = []  # (task index, request, what a sound judge says: ok / not ok)
-    for i, verdict in zip(live, canon):
+    for i, verdict in canon.items():
         task = tasks[i]
         if verdict.status != "ok":
             which = "reference_solution" if task.reference_solution else "expected value"
-            problems[i].append(Problem(f"reference_{verdict.status}", f"the {which} {_short(sources[live.index(i)])} "
+            problems[i].append(Problem(f"reference_{verdict.status}", f"the {which} {_short(sources[i])} "
                                                                       f"was not accepted by the judge: {verdict.detail}"))
             continue
         form = task.signature
@@ -88,7 +88,7 @@ def _validate(tasks: list[Task], pool: Scorer, *, stated: bool) -> list[Validati
             outcomes.append(ValidationOutcome.rejected(task.task_id, problems[i][:1] + [
                 p for p in problems[i][1:] if p.code != problems[i][0].code]))
             continue
-        expected = canon[live.index(i)].canon
+        expected = canon[i].canon
         kept = task if stated else Task(**{**_fields(task), "test_cases": (TestCase((), expected),)})
         outcomes.append(ValidationOutcome(True, kept, task_id=task.task_id))
     return outcomes

@@ -25,7 +25,7 @@ class Arithmetic(MathFamily):
                  "ops": "+-" + ("*" if difficulty >= 0.2 else "") + ("/" if difficulty >= 0.5 else ""),
                  "groups": difficulty >= 0.4, "powers": difficulty >= 0.7, "size": span(difficulty, 9, 30)}
         for _ in range(100):
-            text, value = _expression(knobs, knobs["operands"], rng, top=True)
+            text, value = _expression(knobs, knobs["operands"], rng)
             if value is not None and value.denominator <= MAX_DENOMINATOR and abs(value) < 10**9:
                 break
         else:  # pragma: no cover - a hundred failed draws would be a bug in the drawing
@@ -46,7 +46,7 @@ def _operand(knobs: dict, rng: random.Random) -> tuple[str, Fraction]:
     return str(n), Fraction(n)
 
 
-def _expression(knobs: dict, count: int, rng: random.Random, top: bool = False) -> tuple[str, Fraction | None]:
+def _expression(knobs: dict, count: int, rng: random.Random) -> tuple[str, Fraction | None]:
     """`count` operands joined by the knobs' operators; a run of them may be a bracketed group."""
     parts: list[str] = []
     text, value = _operand(knobs, rng)

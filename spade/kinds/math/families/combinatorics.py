@@ -50,11 +50,12 @@ def _question(knobs: dict, rng: random.Random) -> tuple[str, int]:
         women = rng.randint(2, n - 2)
         men = n - women
         k = rng.randint(2, min(5, men))
-        return (f"A committee of {k} is chosen from {men} men and {women} women. In how many ways can it be chosen "
-                "if it must include at least one woman?", math.comb(n, k) - math.comb(men, k))
+        text = (f"A committee of {k} is chosen from {men} men and {women} women. In how many ways can it be chosen "
+                "if it must include at least one woman?")
+        return text, math.comb(n, k) - math.comb(men, k)
     boxes = rng.randint(2, 5)
-    return (f"In how many ways can {n} identical balls be put into {boxes} different boxes (a box may stay "
-            "empty)?", math.comb(n + boxes - 1, boxes - 1))
+    text = f"In how many ways can {n} identical balls be put into {boxes} different boxes (a box may stay empty)?"
+    return text, math.comb(n + boxes - 1, boxes - 1)
 
 
 FAMILY = register(Combinatorics())
