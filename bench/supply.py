@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spade.config import SpadeConfig  # noqa: E402
 from spade.curriculum import Controller  # noqa: E402
 from spade.dedup import DedupIndex  # noqa: E402
-from spade.generate.registry import family_names  # noqa: E402
+from spade.generate.registry import resolve_families  # noqa: E402
 from spade.pipeline.stages import Engine, make_tasks  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
 from spade.store import IterationWrite, RunStore  # noqa: E402
@@ -28,7 +28,7 @@ from spade.store import IterationWrite, RunStore  # noqa: E402
 
 def supply(iterations: int, compose: bool) -> str:
     cfg = SpadeConfig.model_validate({"generation": {"compose_on_duplicate": compose}})
-    families = family_names()
+    families = [f.name for f in resolve_families([])]  # every Python function family, as before other kinds
     with tempfile.TemporaryDirectory() as run_dir, SandboxPool(cfg.executor) as pool:
         store = RunStore(run_dir, create=True)
         e = Engine(cfg=cfg, store=store, pool=pool, policy=None, trainer=None,
