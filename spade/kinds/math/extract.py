@@ -10,7 +10,8 @@ import re
 from spade.kinds.math.grammar import MAX_CHARS
 
 BOXED = "\\boxed{"
-_ANSWER_LINE = re.compile(r"^[\s*#>_-]*(?:the\s+)?(?:final\s+)?answer[\s*_]*(?:is)?[\s*_]*[:=]?[\s*_]*(.*?)[\s*_]*$", re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"^[\s*#>_-]*(?:the\s+)?(?:final\s+)?answer[\s*_]*(?:is)?[\s*_]*[:=]?[\s*_]*(.*?)[\s*_]*$",
+                          re.IGNORECASE)
 
 
 def extract_answer(completion: str) -> str:

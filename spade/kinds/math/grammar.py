@@ -80,14 +80,15 @@ def parse_form(spec: str) -> Form:
 
 # ---------------------------------------------------------------------------------------------------------- text
 
-_LATEX_SIMPLE = (("\\left", ""), ("\\right", ""), ("\\cdot", "*"), ("\\times", "*"), ("\\dfrac", "\\frac"),
-                 ("\\tfrac", "\\frac"), ("\\{", "{"), ("\\}", "}"), ("\\,", ""), ("\\;", ""), ("\\!", ""),
-                 ("\\ ", ""), ("\u2212", "-"), ("\u00d7", "*"), ("\u00b7", "*"), ("\u22c5", "*"), ("\u00b2", "^2"),
-                 ("\u00b3", "^3"))
+_LATEX_SIMPLE = (("\\pm", "\u00b1"), ("+/-", "\u00b1"), ("\\left", ""), ("\\right", ""), ("\\cdot", "*"),
+                 ("\\times", "*"), ("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\{", "{"), ("\\}", "}"),
+                 ("\\,", ""), ("\\;", ""), ("\\!", ""), ("\\ ", ""), ("\u2212", "-"), ("\u00d7", "*"),
+                 ("\u00b7", "*"), ("\u22c5", "*"), ("\u00b2", "^2"), ("\u00b3", "^3"))
 _FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
 _POWER_GROUP = re.compile(r"\^\{([^{}]*)\}")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+$")
 _CONJUNCTION = re.compile(r"\s+(?:or|and)\s+")
 _LABEL = re.compile(r"^\s*[A-Za-z]\s*(?:_\s*\{?\s*[A-Za-z0-9]+\s*\}?|\(\s*[A-Za-z]\s*\))\s*=")
 
@@ -158,7 +159,12 @@ def parse_answer(text: str, form: Form) -> list[Node]:
         raise Refused("the answer is empty")
     if len(text) > MAX_CHARS:
         raise Refused(f"the answer has {len(text)} characters; at most {MAX_CHARS}")
-    tokens = tokenize(normalize(text), form.variables)
+    text = normalize(text)
+    if not form.is_set and _THOUSANDS.match(text):
+        text = text.replace(",", "")  # 45,360 is one number where one is asked
+    if form.is_set and text.count("\u00b1") == 1 and "," not in text:
+        text = f"{text.replace(chr(0xb1), '+')}, {text.replace(chr(0xb1), '-')}"  # 1 ± sqrt(2): two items
+    tokens = tokenize(text, form.variables)
     if not tokens:
         raise Refused("the answer is empty")
     if tokens[0] == ("op", "{") and tokens[-1] == ("op", "}") or tokens[0] == ("op", "[") and tokens[-1] == ("op", "]"):

@@ -12,8 +12,8 @@ _SYSTEM = (
     "You solve math problems exactly, without decimals unless asked.",
     "You are a helpful assistant who is good at algebra and arithmetic.",
 )
-_ENDING = "End with a last line of the form `Answer: <your answer>` (or put it in \\boxed{}), using +, -, *, /, ^ and " \
-          "parentheses."
+_ENDING = ("End with a last line of the form `Answer: <your answer>` (or put it in \\boxed{}), using +, -, *, /, ^ "
+           "and parentheses.")
 
 
 def form_hint(form: Form) -> str:

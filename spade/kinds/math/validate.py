@@ -71,8 +71,8 @@ def _validate(tasks: list[Task], pool: Scorer, *, stated: bool) -> list[Validati
         task = tasks[i]
         if verdict.status != "ok":
             which = "reference_solution" if task.reference_solution else "expected value"
-            problems[i].append(Problem(f"reference_{verdict.status}", f"the {which} {_short(sources[i])} "
-                                                                      f"was not accepted by the judge: {verdict.detail}"))
+            detail = f"the {which} {_short(sources[i])} was not accepted by the judge: {verdict.detail}"
+            problems[i].append(Problem(f"reference_{verdict.status}", detail))
             continue
         form = task.signature
         checks.append((i, Request("judge", form, verdict.canon, verdict.canon), "ok"))

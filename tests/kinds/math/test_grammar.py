@@ -56,6 +56,9 @@ def test_sets_are_items_and_a_set_is_refused_where_one_value_is_asked():
         parse_answer("{2, 3}", parse_form("number"))
     with pytest.raises(Refused, match="unknown name"):
         parse_answer("y = 2", roots)
+    surds = parse_form("constants in x")
+    assert parse_answer("x = 1 \\pm \\sqrt{2}", surds) == parse_answer("x = 1 + sqrt(2), x = 1 - sqrt(2)", surds)
+    assert parse_answer("45,360", parse_form("number")) == [("int", "45360")]
 
 
 @pytest.mark.parametrize("form, text, ok", [

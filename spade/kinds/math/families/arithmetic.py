@@ -59,7 +59,8 @@ def _expression(knobs: dict, count: int, rng: random.Random) -> tuple[str, Fract
     used = 1
     while used < count:
         op = rng.choice(knobs["ops"])
-        size = rng.randint(2, min(3, count - used)) if knobs["groups"] and count - used >= 2 and rng.random() < 0.4 else 1
+        grouped = knobs["groups"] and count - used >= 2 and rng.random() < 0.4
+        size = rng.randint(2, min(3, count - used)) if grouped else 1
         if size > 1:
             inner, inner_value = _expression(knobs, size, rng)
             if inner_value is None:
