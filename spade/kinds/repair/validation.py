@@ -24,17 +24,14 @@ from spade.kinds.python_function import KIND as PYTHON
 from spade.kinds.python_function.program import defines
 from spade.kinds.repair.name import REPAIR
 from spade.pycode import parse_untrusted
-from spade.records import (
-    PYTHON_FUNCTION,
-    ExecResult,
-    Task,
-    TaskDraft,
-    TestOutcome,
-    TestStatus,
-)
+from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TaskDraft, TestOutcome, TestStatus
 from spade.validate.outcome import Problem, ValidationOutcome
 
 MAX_BUGGY_CHARS = 20_000
+# A bug is shown by what the buggy code did on a test; a verdict that says nothing about the code (it never
+# loaded, the sandbox failed) is not a bug to show.
+RAN = frozenset({ExecStatus.FAILED, ExecStatus.TIMEOUT})
+SHOWABLE = frozenset({TestStatus.WRONG_ANSWER, TestStatus.EXCEPTION, TestStatus.TIMEOUT, TestStatus.MEMORY})
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,30 +153,35 @@ def _choose(outcome: ValidationOutcome, codes: list[str], results: list[ExecResu
 
 
 def arrange(task: Task, result: ExecResult) -> Showing | None:
-    """The task with at least one failed public and one failed hidden test, swapping one public and one hidden test
-    if that is needed and enough; None when the bug fails fewer than two tests (or has no hidden one to fail)."""
+    """The task with a shown public test the bug fails and a hidden test it fails, swapping one public and one
+    hidden test if that is needed and enough; None when no swap makes both hold, or the bug does not run."""
+    if result.status not in RAN:
+        return None
     tests, outcomes = list(task.all_tests), list(result.tests)
     n_public = len(task.test_cases)
     failed = [k for k, o in enumerate(outcomes) if o.status is not TestStatus.PASSED]
-    if len(failed) < 2 or n_public == 0 or n_public == len(tests):
-        return None
-    public = [k for k in failed if k < n_public]
-    hidden = [k for k in failed if k >= n_public]
-    if not public:
-        _swap(tests, outcomes, n_public - 1, hidden[0])
-    elif not hidden:
-        _swap(tests, outcomes, public[-1], n_public)
-    task = replace(task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]))
+    shown = shown_index(outcomes[:n_public])
+    if shown is None:
+        showable = [k for k in failed if k >= n_public and outcomes[k].status in SHOWABLE]
+        if showable and n_public:
+            _swap(tests, outcomes, n_public - 1, showable[0])
+    elif not any(k >= n_public for k in failed):
+        others = [k for k in failed if k < n_public and k != shown]
+        if others and n_public < len(tests):
+            _swap(tests, outcomes, others[-1], n_public)
     index = shown_index(outcomes[:n_public])
-    assert index is not None
+    if index is None or all(o.status is TestStatus.PASSED for o in outcomes[n_public:]):
+        return None
+    task = replace(task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]))
     return Showing(task, index, what_it_did(outcomes[index]), len(failed) / len(tests))
 
 
 def shown_index(public: Sequence[TestOutcome]) -> int | None:
-    """The public test to show: the first with a wrong answer, else the first failed one, else None."""
-    failed = [k for k, o in enumerate(public) if o.status is not TestStatus.PASSED]
-    wrong = [k for k in failed if public[k].status is TestStatus.WRONG_ANSWER]
-    return (wrong or failed or [None])[0]
+    """The public test to show: the first with a wrong answer, else the first that raised, ran out of time or of
+    memory; None when the bug fails no public test in a way worth showing."""
+    wrong = [k for k, o in enumerate(public) if o.status is TestStatus.WRONG_ANSWER]
+    other = [k for k, o in enumerate(public) if o.status in SHOWABLE]
+    return (wrong or other or [None])[0]
 
 
 def _swap(tests: list[Any], outcomes: list[TestOutcome], a: int, b: int) -> None:
@@ -208,12 +210,17 @@ def _check_file_task(original: Task, outcome: ValidationOutcome, result: ExecRes
     failed_hidden = [o for o in result.tests[n_public:] if o.status is not TestStatus.PASSED]
     index = shown_index(public)
     problems = []
-    if index is None and not failed_hidden:
+    if result.status is ExecStatus.PASSED:
         problems.append(Problem("bug_not_caught", "params.buggy_code passes every test: it is not a bug the tests "
                                 "can see; inject one the tests catch"))
+    elif result.status not in RAN:
+        problems.append(Problem("buggy_code_does_not_run", f"params.buggy_code ends as {result.status.value} "
+                                f"({(result.load_error or 'no error text')[:80]}), not with a wrong answer, an "
+                                "exception or a timeout on some test; the bug must be in what the function does"))
     elif index is None:
-        problems.append(Problem("bug_not_shown", "params.buggy_code passes every public test, so no failing test "
-                                "can be shown; make a public test one it fails"))
+        problems.append(Problem("bug_not_shown", "params.buggy_code fails no public test with a wrong answer, an "
+                                "exception or a timeout, so no failing test can be shown; make a public test one "
+                                "it fails"))
     elif not failed_hidden:
         problems.append(Problem("bug_hidden_pass", "params.buggy_code passes every hidden test, so an answer that "
                                 "special-cases the shown tests would pass; add a hidden test it fails"))
@@ -231,7 +238,7 @@ def _check_file_task(original: Task, outcome: ValidationOutcome, result: ExecRes
 
 def _shown_problems(shown: Any, public: Sequence[TestOutcome]) -> list[Problem]:
     index = shown.get("index") if isinstance(shown, dict) else None
-    if type(index) is not int or not 0 <= index < len(public) or public[index].status is TestStatus.PASSED:
+    if type(index) is not int or not 0 <= index < len(public) or public[index].status not in SHOWABLE:
         return [Problem("failing_test_mismatch", f"params.failing_test = {shown!r:.60} must name (by 'index') a "
                         "public test the buggy code fails; leave it out to have it computed")]
     did = what_it_did(public[index])
