@@ -5,9 +5,10 @@ file: `params.buggy_code`), a sandbox pool and the GenerationConfig. Out: one Va
 reference gives every expected value and must pass the Python function validator (determinism, mutant-killing
 tests). The buggy code then runs in the sandbox under the grading limits and must fail at least one public test
 (shown to the policy with what the buggy code did, `params.failing_test`) and at least one hidden test (so an
-answer that only special-cases the shown tests still fails). A draft keeps the candidate bug whose share of
-failed tests is nearest its `target_fail_share`, swapping one public and one hidden test where that makes a
-candidate showable; a file's tests are kept as given.
+answer that only special-cases the shown tests still fails). A draft's candidate bugs run under the mutant
+phase's tight limits and only those that return or raise on every test can be kept (a looping bug would cost a
+time limit per answer); the kept one's share of failed tests is nearest its `target_fail_share`, after swapping
+one public and one hidden test where that makes a candidate showable. A file's tests are kept as given.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from spade.config import GenerationConfig
 from spade.errors import ValidationError
 from spade.kinds.base import Scorer
 from spade.kinds.python_function import KIND as PYTHON
-from spade.kinds.python_function.program import defines
+from spade.kinds.python_function.program import defines, program_job
 from spade.kinds.repair.name import REPAIR
 from spade.pycode import parse_untrusted
 from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TaskDraft, TestOutcome, TestStatus
@@ -32,6 +33,9 @@ MAX_BUGGY_CHARS = 20_000
 # loaded, the sandbox failed) is not a bug to show.
 RAN = frozenset({ExecStatus.FAILED, ExecStatus.TIMEOUT})
 SHOWABLE = frozenset({TestStatus.WRONG_ANSWER, TestStatus.EXCEPTION, TestStatus.TIMEOUT, TestStatus.MEMORY})
+# A draft's candidate bugs run under the mutant phase's tight limits; one is kept only if every test ended in one of
+# these, which no time limit changes, so the grading path sees the same failures (no looping or crashing bugs).
+DETERMINED = frozenset({TestStatus.PASSED, TestStatus.WRONG_ANSWER, TestStatus.EXCEPTION})
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,7 @@ class Showing:
 def validate_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
     candidates = [_candidates(d.params) for d in drafts]
     base = PYTHON.validate_drafts([replace(d, kind=PYTHON_FUNCTION) for d in drafts], pool, cfg)
-    runs = _run_all(pool, [(o.task, c) for o, c in zip(base, candidates) if o.accepted and o.task is not None])
+    runs = _run_all(pool, [(o.task, c) for o, c in zip(base, candidates) if o.accepted and o.task is not None], cfg)
     out: list[ValidationOutcome] = []
     for d, outcome, cands in zip(drafts, base, candidates):
         if not outcome.accepted or outcome.task is None:
@@ -116,13 +120,20 @@ def _candidates(params: dict[str, Any]) -> list[str]:
     return [str(c["code"]) for c in params.get("candidates", []) if isinstance(c, dict) and isinstance(c.get("code"), str)]
 
 
-def _run_all(pool: Scorer | None, pairs: list[tuple[Task, list[str]]]) -> list[list[ExecResult]]:
-    """Every (task, buggy code) run under the grading path's limits, in one batch; results grouped per task."""
+def _run_all(pool: Scorer | None, pairs: list[tuple[Task, list[str]]],
+             cfg: GenerationConfig | None = None) -> list[list[ExecResult]]:
+    """Every (task, buggy code) run in one batch, results grouped per task: under the grading path's limits, or with
+    `cfg` under the mutant phase's tight ones (a draft's candidates: a bug that needs more is not kept)."""
     items = [(task, code) for task, codes in pairs for code in codes]
     if not items:
         return []
     assert pool is not None  # callers with runnable tasks checked it
-    flat = PYTHON.execute(pool, items)
+    if cfg is None:
+        flat = PYTHON.execute(pool, items)
+    else:
+        limits = [(max(cfg.mutant_time_limit_s, 20 * (task.reference_cpu_s or 0.0)),) * len(task.all_tests)
+                  for task, _ in items]
+        flat = pool.score_many([program_job(task, code) for task, code in items], time_limits=limits)
     grouped, at = [], 0
     for _, codes in pairs:
         grouped.append(flat[at:at + len(codes)])
@@ -136,12 +147,15 @@ def _choose(outcome: ValidationOutcome, codes: list[str], results: list[ExecResu
     assert task is not None
     options = []
     for k, (code, result) in enumerate(zip(codes, results)):
+        if any(t.status not in DETERMINED for t in result.tests):
+            continue  # its verdict could change under the grading path's limits
         showing = arrange(task, result)
         if showing is not None:
             options.append((abs(showing.fail_share - target), k, code, showing))
     if not options:
         return ValidationOutcome.rejected(task.task_id, [Problem(
-            "bug_not_caught", f"none of the {len(codes)} candidate bugs fails both a public and a hidden test")],
+            "bug_not_caught", f"none of the {len(codes)} candidate bugs fails both a public and a hidden test while "
+            "returning or raising on every test within the mutant time limit")],
             outcome.kill_ratio)
     _, k, code, showing = min(options, key=lambda o: (o[0], o[1]))
     chosen = next(c for c in task.params["candidates"] if c.get("code") == code)

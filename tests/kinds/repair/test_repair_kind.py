@@ -65,9 +65,11 @@ def test_every_repair_family_validates_through_the_sandbox_at_every_difficulty(p
         assert result.tests[shown["index"]].status is not TestStatus.PASSED and shown["index"] < n_public
         assert what_it_did(result.tests[shown["index"]]) == shown["did"]
         assert any(t.status is not TestStatus.PASSED for t in result.tests[n_public:])  # a hidden test fails too
-    again = validate_drafts(drafts, pool, CFG)
+    some = drafts[::5]  # one per family and a spread of difficulties, validated again: the same tasks come back
+    again = validate_drafts([draft_task(d.family, d.difficulty, 11, d.provenance["index"], 3, 5) for d in some],
+                            pool, CFG)
     unmeasured = lambda o: o.task and replace(o.task, reference_cpu_s=None)  # CPU time varies
-    assert [unmeasured(o) for o in again] == [unmeasured(o) for o in outcomes]  # deterministic, runs included
+    assert [unmeasured(o) for o in again] == [unmeasured(o) for o in outcomes[::5]]
 
 
 def test_harder_repair_drafts_carry_more_bugs_and_subtler_targets():
