@@ -70,8 +70,9 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
     if unknown:
         raise TaskFormatError(f"{where}: unknown field {short(unknown[0])}; allowed fields are "
                               f"{', '.join(_REQUIRED + _OPTIONAL)}")
+    kind = _kind(d.get("kind", PYTHON_FUNCTION), where)
     for key in ("task_id", "description", "signature"):
-        if not isinstance(d[key], str) or not d[key].strip():
+        if not isinstance(d[key], str) or not (d[key].strip() or key == "signature" and kind != PYTHON_FUNCTION):
             raise TaskFormatError(f"{where}: field '{key}' = {short(d[key])} must be a non-empty string")
     difficulty = d.get("difficulty", 0.5)
     if isinstance(difficulty, bool) or not isinstance(difficulty, (int, float)) or not 0 <= difficulty <= 1:
@@ -79,7 +80,7 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
     tags = d.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise TaskFormatError(f"{where}: field 'tags' = {short(tags)} must be a list of strings, e.g. [\"array\"]")
-    entry_point = _entry_point(d, where)
+    entry_point = _entry_point(d, where) if kind == PYTHON_FUNCTION else _free_entry_point(d, where)
     reference = d.get("reference_solution")
     if reference is not None and not isinstance(reference, str):
         raise TaskFormatError(f"{where}: field 'reference_solution' = {short(reference)} must be a string of "
@@ -92,7 +93,6 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
             raise TaskFormatError(f"{where}: field '{key}' = {short(d[key])} must be a JSON object")
         check_value(d.get(key, {}), where, key)
     _check_params(d.get("params", {}), d.get("provenance", {}), where)
-    kind = _kind(d.get("kind", PYTHON_FUNCTION), where)
     test_cases = _cases(d["test_cases"], where, "test_cases")
     if not test_cases:
         raise TaskFormatError(f"{where}: field 'test_cases' = [] is empty; give at least one shown test, e.g. "
@@ -125,6 +125,14 @@ def _kind(kind: Any, where: str) -> str:
         raise TaskFormatError(f"{where}: field 'kind' = {short(kind)} is not a task kind; known kinds are "
                               f"{', '.join(KINDS.names())} (leave it out for {PYTHON_FUNCTION})")
     return kind
+
+
+def _free_entry_point(d: dict, where: str) -> str:
+    """Another kind's entry point: whatever short text it gives ('' when absent); its kind's validator judges it."""
+    given = d.get("entry_point", "")
+    if not isinstance(given, str) or len(given) > 200:
+        raise TaskFormatError(f"{where}: field 'entry_point' = {short(given)} must be a short string or absent")
+    return given
 
 
 def _entry_point(d: dict, where: str) -> str:
