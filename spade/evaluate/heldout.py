@@ -1,4 +1,5 @@
-"""The in-distribution held-out suite: fresh instances of the procedural families, split into 'dev' and 'test'.
+"""The in-distribution held-out suites, one per task kind: fresh instances of the kind's procedural families, split
+into 'dev' and 'test' ('heldout' is the Python function kind's; 'heldout-<kind>' another kind's, spade.evaluate.suites).
 
 Drafts come from the held-out seed (spade.generate.procedural.HELDOUT_SEED), which training cannot draw; they are
 validated like any generated task (defaults of GenerationConfig, so every run sees the same suite) and
@@ -6,6 +7,7 @@ deduplicated among themselves with the loop's own index, so no two held-out task
 the same problem. A task's split is a hash of its id: 'test' (~60%, the figures reported) or 'dev' (the eval
 gate's). Built once in the sandbox and cached under the user's cache dir, keyed by the generator's sources.
 Out: tasks 'heldout/<family>-<hash>'. Tasks a run trained on are removed when evaluating it (`drop_trained`).
+A kind's suite needs nothing but its registered families: drafts are validated by the kind (spade.kinds).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from spade.records import Task
+from spade.records import PYTHON_FUNCTION, Task
 
 SPLITS = ("dev", "test")
 HELDOUT_VERSION = 1  # bump when the recipe below changes
 DRAFTS_PER_FAMILY = 200  # enough draws to reach nearly every distinct problem a family makes (measured)
+KIND_DRAFTS_PER_FAMILY = 40
+"""Drafts per family for the other kinds' suites (each test of theirs is a sandbox job of its own, so their suites
+cost more to build); a kind may set its own with a `heldout_draws` attribute."""
 TEST_SHARE = 0.6
 _SOURCES = ("generate", "validate", "dedup")  # packages whose code decides which tasks the suite holds
 
@@ -34,11 +39,26 @@ def split_of(task_id: str) -> str:
     return "test" if digest / 2**64 < TEST_SHARE else "dev"
 
 
-def load_heldout(split: str, pool: Any = None) -> list[Task]:
-    """The tasks of one split, from the cache or built now (in `pool`, or a pool of its own)."""
+def load_heldout(split: str, pool: Any = None, kind: str = PYTHON_FUNCTION) -> list[Task]:
+    """The tasks of one split of `kind`'s suite, from the cache or built now (in `pool`, or a pool of its own)."""
     if split not in SPLITS:
         raise ValueError(f"held-out split {split!r} is not one of {SPLITS}")  # our bug: suites name the split
-    return [t for t in _all_tasks(pool) if t.provenance.get("split") == split]
+    return [t for t in _all_tasks(pool, kind) if t.provenance.get("split") == split]
+
+
+def kind_families(kind: str) -> list[str]:
+    """The registered families whose tasks are of `kind`."""
+    from spade.generate.registry import family_names, get_family
+
+    return [name for name in family_names() if get_family(name).kind == kind]
+
+
+def draws_for(kind: str) -> int:
+    if kind == PYTHON_FUNCTION:
+        return DRAFTS_PER_FAMILY
+    from spade.kinds import KINDS
+
+    return int(getattr(KINDS.get(kind), "heldout_draws", KIND_DRAFTS_PER_FAMILY))
 
 
 def drop_trained(tasks: Sequence[Task], trained: Iterable[Any], threshold: float) -> tuple[list[Task], int]:
@@ -50,19 +70,19 @@ def drop_trained(tasks: Sequence[Task], trained: Iterable[Any], threshold: float
     return kept, len(tasks) - len(kept)
 
 
-def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMILY) -> list[Task]:
+def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMILY,
+          kind: str = PYTHON_FUNCTION) -> list[Task]:
     """Draft, deduplicate and validate the whole suite (both splits), deterministically: `draws` drafts of each
-    family (every Python function family unless named), in hash order."""
+    family (all of `kind`'s unless named), in hash order."""
     from spade.config import GenerationConfig
     from spade.dedup import DedupIndex
     from spade.generate.procedural import heldout_draft
-    from spade.generate.registry import resolve_families
     from spade.kinds import validate_drafts
 
     gen = GenerationConfig()
     index = DedupIndex(gen.dedup_threshold)
     drafts = []
-    for family in families or [f.name for f in resolve_families([])]:  # every Python function family
+    for family in families or kind_families(kind):
         for i in range(draws):
             difficulty = round(random.Random(f"heldout-difficulty|{family}|{i}").random(), 2)
             draft = heldout_draft(family, difficulty, i, gen.public_tests, gen.hidden_tests)
@@ -79,21 +99,24 @@ def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMIL
     return sorted(tasks, key=lambda t: hashlib.sha256(t.task_id.encode()).hexdigest())
 
 
-def cache_path() -> Path:
-    """Keyed by the recipe version and the sources of everything that shapes the suite."""
+def cache_path(kind: str = PYTHON_FUNCTION) -> Path:
+    """Keyed by the recipe version and the sources of everything that shapes the suite (for another kind, its
+    folder in spade/kinds too)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(str(HELDOUT_VERSION).encode() + Path(__file__).read_bytes())
-    for package in _SOURCES:
+    packages = _SOURCES if kind == PYTHON_FUNCTION else (*_SOURCES, f"kinds/{kind}")
+    for package in packages:
         for path in sorted((root / package).rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spade"
-    return base / f"heldout-{digest.hexdigest()[:16]}.jsonl"
+    name = "heldout" if kind == PYTHON_FUNCTION else f"heldout-{kind}"
+    return base / f"{name}-{digest.hexdigest()[:16]}.jsonl"
 
 
-def _all_tasks(pool: Any) -> list[Task]:
+def _all_tasks(pool: Any, kind: str = PYTHON_FUNCTION) -> list[Task]:
     from spade.taskio import load_tasks, task_to_dict
 
-    cached = cache_path()
+    cached = cache_path(kind)
     if cached.is_file():
         return load_tasks(cached)
     if pool is None:
@@ -101,9 +124,9 @@ def _all_tasks(pool: Any) -> list[Task]:
         from spade.sandbox import SandboxPool
 
         with SandboxPool(ExecutorConfig()) as own_pool:
-            tasks = build(own_pool)
+            tasks = build(own_pool, draws=draws_for(kind), kind=kind)
     else:
-        tasks = build(pool)
+        tasks = build(pool, draws=draws_for(kind), kind=kind)
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
     tmp.write_text("".join(json.dumps(task_to_dict(t), ensure_ascii=False) + "\n" for t in tasks), encoding="utf-8")

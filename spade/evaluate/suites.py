@@ -1,5 +1,6 @@
 """Fixed evaluation suites by name: 'builtin' (shipped with SPADE), 'humaneval', 'heldout' (the held-out
-suite's test split) and 'heldout-dev' (its dev split, the eval gate's), or a path to a task file.
+suite's test split) and 'heldout-dev' (its dev split, the eval gate's), 'heldout-<kind>' and 'heldout-<kind>-dev'
+for every other task kind with registered families (e.g. heldout-program), or a path to a task file.
 
 In: a suite name or a path to JSON/JSONL in the write-up schema. Out: a list of `Task` records, never shown
 to training. Unknown names raise ConfigError listing the choices; suites register in spade.registry.SUITES. The
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from spade.errors import ConfigError
-from spade.records import Task
+from spade.records import PYTHON_FUNCTION, Task
 from spade.registry import SUITES
 from spade.taskio import load_tasks
 
@@ -31,22 +32,38 @@ def _humaneval() -> list[Task]:
     return load_humaneval()
 
 
-def _heldout(split: str) -> Callable[[], list[Task]]:
+def _heldout(split: str, kind: str = PYTHON_FUNCTION) -> Callable[[], list[Task]]:
     def load() -> list[Task]:
         from spade.evaluate.heldout import (
             load_heldout,  # builds in the sandbox on first use
         )
 
-        return load_heldout(split)
+        return load_heldout(split, kind=kind)
 
     return load
+
+
+def _register_kind_suites() -> list[str]:
+    """'heldout-<kind>' (test split) and 'heldout-<kind>-dev' for each kind other than Python functions that has
+    registered families; the suite names."""
+    from spade.kinds import KINDS
+    from spade.registry import FAMILIES
+
+    kinds_with_families = {FAMILIES.get(name).kind for name in FAMILIES.names()}
+    names = []
+    for kind in KINDS.names():
+        if kind != PYTHON_FUNCTION and kind in kinds_with_families:
+            for suffix, split in (("", "test"), ("-dev", "dev")):
+                SUITES.register(f"heldout-{kind}{suffix}", _heldout(split, kind))
+                names.append(f"heldout-{kind}{suffix}")
+    return names
 
 
 SUITES.register("builtin", _builtin)
 SUITES.register("humaneval", _humaneval)
 SUITES.register("heldout", _heldout("test"))
 SUITES.register("heldout-dev", _heldout("dev"))
-_IN_DISTRIBUTION = ("heldout", "heldout-dev")
+_IN_DISTRIBUTION = ("heldout", "heldout-dev", *_register_kind_suites())
 
 
 def suite_names() -> tuple[str, ...]:
