@@ -128,11 +128,17 @@ def _kind(kind: Any, where: str) -> str:
 
 
 def _free_entry_point(d: dict, where: str) -> str:
-    """Another kind's entry point: whatever short text it gives ('' when absent); its kind's validator judges it."""
+    """Another kind's entry point: the short text it gives, else the function a `def` signature declares, else ''
+    (a kind whose answers are not functions); its kind's validator judges it."""
     given = d.get("entry_point", "")
     if not isinstance(given, str) or len(given) > 200:
         raise TaskFormatError(f"{where}: field 'entry_point' = {short(given)} must be a short string or absent")
-    return given
+    if given or not d["signature"].strip():
+        return given
+    try:
+        return entry_point_of(d["signature"], where)
+    except TaskFormatError:
+        return ""
 
 
 def _entry_point(d: dict, where: str) -> str:
