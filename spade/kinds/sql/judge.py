@@ -1,7 +1,8 @@
 """The SQL kind's judge: a program the sandbox runs (read as text, never imported by SPADE itself).
 
-stdin: one JSON object {"queries": [sql, ...], "databases": [spec, ...], "limits": {...}}. For each query, in order,
-it prints one JSON line {"refused": why} or {"results": [one result per database]}, each result
+stdin: one JSON object {"queries": [sql, ...], "databases": [spec, ...], "limits": {...}, "reverse": [indices
+of queries to run on copies of the databases with every table's rows inserted in reverse order]}. For each query,
+in order, it prints one JSON line {"refused": why} or {"results": [one result per database]}, each result
 {"status": "ok", "columns": [...], "rows": [[[tag, value], ...], ...]} or {"status": s, "error": why} with s one of
 error, refused, timeout, memory, too_large, not_run. Each database is built in memory from its spec; then every
 query runs under an authorizer (SELECT, reads, functions and recursive CTEs only: no ATTACH, pragmas, writes,
@@ -42,14 +43,18 @@ def main():
     request = json.loads(sys.stdin.read())
     limits = request["limits"]
     queries = request["queries"]
-    databases = [build(spec, limits) for spec in request["databases"]]
-    for query in queries:
+    reversed_rows = set(request.get("reverse", []))
+    databases = [build(spec, limits, False) for spec in request["databases"]]
+    # Validation runs the reference again on copies holding each table's rows in reverse order: rows a query
+    # leaves unordered (ties in its ORDER BY, LIMIT without one) then come out differently.
+    flipped = [build(spec, limits, True) for spec in request["databases"]] if reversed_rows else []
+    for q, query in enumerate(queries):
         why = refusal(query, limits)
         if why:
             emit({"refused": why})
             continue
         results, stop = [], False
-        for con in databases:
+        for con in flipped if q in reversed_rows else databases:
             if stop:
                 results.append({"status": "not_run"})
                 continue
@@ -84,8 +89,9 @@ def refusal(query, limits):
     return ""
 
 
-def build(spec, limits):
-    """An in-memory database holding the spec's tables, locked down for candidate queries."""
+def build(spec, limits, reverse):
+    """An in-memory database holding the spec's tables (each table's rows in reverse order when `reverse`), locked
+    down for candidate queries."""
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.text_factory = lambda b: b.decode("utf-8", "replace")
     con.execute("PRAGMA temp_store = MEMORY")  # sorts and temporary tables stay in memory, under the heap limit
@@ -96,7 +102,8 @@ def build(spec, limits):
             raise ValueError(f"table {name!r:.80}: bad name or column")
         con.execute(f'CREATE TABLE "{name}" ({", ".join(f"{chr(34)}{c}{chr(34)} {t}" for c, t in columns)})')
         marks = ", ".join("?" for _ in columns)
-        con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', [tuple(row) for row in table["rows"]])
+        rows = [tuple(row) for row in table["rows"]]
+        con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows[::-1] if reverse else rows)
     for name, value in _LIMITS:
         if hasattr(sqlite3, name):
             con.setlimit(getattr(sqlite3, name), value)

@@ -52,15 +52,18 @@ def judge_source() -> str:
     return (Path(__file__).parent / "judge.py").read_text()
 
 
-def job(queries: list[str], databases: list[Any]) -> ProgramJob:
+def job(queries: list[str], databases: list[Any], reverse: tuple[int, ...] = ()) -> ProgramJob:
+    """`reverse`: indices of queries run on copies of the databases whose tables hold their rows in reverse order."""
     runs = max(1, len(queries) * len(databases))
-    stdin = json.dumps({"queries": queries, "databases": databases, "limits": LIMITS}).encode()
+    request = {"queries": queries, "databases": databases, "limits": LIMITS, "reverse": list(reverse)}
+    stdin = json.dumps(request).encode()
     return ProgramJob(judge_source(), stdin=stdin, time_limit_s=min(600.0, 5.0 + SECONDS_PER_RUN * runs),
                       memory_bytes=MEMORY_BYTES, max_output_bytes=min(64 << 20, runs * (LIMITS["bytes"] + 512) + 4096))
 
 
-def submit(pool: Scorer, queries: list[str], databases: list[Any]) -> Future[ProgramRun]:
-    return pool.submit_program(job(queries, databases))
+def submit(pool: Scorer, queries: list[str], databases: list[Any],
+           reverse: tuple[int, ...] = ()) -> Future[ProgramRun]:
+    return pool.submit_program(job(queries, databases, reverse))
 
 
 def read_runs(run: ProgramRun, n_queries: int, n_databases: int) -> tuple[list[QueryRuns], str]:

@@ -3,11 +3,12 @@
 In: Tasks from a file (their stated expected results must be reproduced) or a family's drafts (their expected
 results are what the reference returns). Out: one ValidationOutcome each. A task is sound when every database
 spec is well formed; the reference is one query that runs without error on every database and returns the same
-result twice (`nondeterministic` otherwise); its result is not empty everywhere (`trivial_result`) nor the same
-everywhere (`same_result_everywhere`: a hard-coded answer would pass); and the tests tell wrong queries apart
-(mutants.py): the dropped WHERE / HAVING clause always, and at least KILL_SHARE of generation.mutant_kill_ratio
-of the other mutants that run (`weak_tests`). All of a task's runs are one sandbox job, submitted before any is
-collected.
+rows again on a copy of each database holding its rows in reverse order (`nondeterministic` otherwise;
+`ambiguous_order` when the question asks for an order and ties then come out otherwise); its result is not empty
+everywhere (`trivial_result`) nor the same everywhere (`same_result_everywhere`: a hard-coded answer would pass);
+and the tests tell wrong queries apart (mutants.py): the dropped WHERE / HAVING clause always, and at least
+KILL_SHARE of generation.mutant_kill_ratio of the other mutants that run (`weak_tests`). All of a task's runs are
+one sandbox job, submitted before any is collected.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _check(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig, st
                 raise ValidationError("validating SQL tasks needs a SandboxPool to run the reference")
             mutants = sql_mutants(task.reference_solution, min(cfg.max_mutants, 16))
             queries = [task.reference_solution, task.reference_solution, *(m for _, m in mutants)]
-            future = run.submit(pool, queries, [c.args[0] for c in task.all_tests])
+            future = run.submit(pool, queries, [c.args[0] for c in task.all_tests], reverse=(1,))
             pending.append((task, mutants, future))
     return [p if isinstance(p, ValidationOutcome) else _judge(*p, cfg, stated) for p in pending]
 
@@ -95,9 +96,16 @@ def _judge(task: Task, mutants: list[tuple[str, str]], future, cfg: GenerationCo
             return ValidationOutcome.rejected(task.task_id, [Problem(
                 _BAD_REFERENCE.get(r.status, "reference_raises"), f"the reference on test {k}: {r.status} {r.error}")])
     results = [r.result for r in first.results if r.result is not None]
-    if second.refused or any(r.result is None or _keys(r.result) != _keys(a) for r, a in zip(second.results, results)):
+    ordered = bool(task.params.get("ordered", False))
+    if second.refused or any(r.result is None or not same_result(a, r.result, False)
+                             for r, a in zip(second.results, results)):
         return ValidationOutcome.rejected(task.task_id, [Problem(
-            "nondeterministic", "the reference returned different results on two runs of the same database")])
+            "nondeterministic", "the reference returned other rows on a second run, on the same database with its "
+                                "rows stored in reverse order: random(), or LIMIT without a total ORDER BY?")])
+    if ordered and any(_keys(r.result) != _keys(a) for r, a in zip(second.results, results) if r.result is not None):
+        return ValidationOutcome.rejected(task.task_id, [Problem(
+            "ambiguous_order", "params.ordered is true but the reference's ORDER BY leaves ties in another order "
+                               "on a second run; add tie-breaking columns (and say so in the question)")])
     problems = []
     if not any(res["rows"] for res in results):
         problems.append(Problem("trivial_result", "the reference returns no rows on any test; give databases "
@@ -105,7 +113,6 @@ def _judge(task: Task, mutants: list[tuple[str, str]], future, cfg: GenerationCo
     elif n > 1 and len({str(_keys(res)) for res in results}) == 1:
         problems.append(Problem("same_result_everywhere", "the reference returns the same rows on every test, so a "
                                                           "hard-coded answer would pass; vary the databases"))
-    ordered = bool(task.params.get("ordered", False))
     if stated:
         wrong = [k for k, (c, res) in enumerate(zip(task.all_tests, results))
                  if not same_result(c.expected, res, ordered)]

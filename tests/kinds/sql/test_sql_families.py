@@ -88,3 +88,15 @@ def test_tests_that_cannot_tell_a_dropped_where_clause_apart_are_weak(pool):
     (outcome,) = validate_drafts([replace(draft, reference_solution=f"SELECT name FROM {table} WHERE id > -5")],
                                  pool, GenerationConfig())
     assert outcome.reasons == ("weak_tests",)
+
+
+def test_ties_left_by_an_ordered_reference_and_limit_without_order_by_are_rejected(pool):
+    draft = draft_task("sql_aggregate", 1.0, 0, 0, 3, 5)  # ORDER BY average DESC, category: a total order
+    assert draft.params["ordered"] is True
+    main = draft.all_inputs[0][0]["tables"][0]
+    ties = f"SELECT name, {main['columns'][4][0]} AS v FROM {main['name']} ORDER BY v"  # small ints: many ties
+    limit = f"SELECT name FROM {main['name']} LIMIT 2"
+    outcomes = validate_drafts([draft, replace(draft, reference_solution=ties),
+                                replace(draft, reference_solution=limit, params={**draft.params, "ordered": False})],
+                               pool, GenerationConfig())
+    assert [o.reasons[:1] for o in outcomes] == [(), ("ambiguous_order",), ("nondeterministic",)]
