@@ -1,11 +1,13 @@
 """The ground truth an external trainer carries per prompt: a task's tests as one JSON string, and back.
 
 In: a `Task`. Out: JSON holding the entry point, difficulty, public and hidden tests and the reference's CPU time
-(what `spade.reward.compute_reward` needs). Training-side data only: it is never placed in a prompt.
+(what `spade.reward.compute_reward` needs), and for a task of another kind than a Python function its `kind` and
+`params` (what its kind judges by, e.g. a SQL task's `ordered`). Training-side data only: it is never placed in a prompt.
 With `verl_code=True` the same object also carries verl's common code format (the APPS-style call-based form its
 `prime_code` and SandboxFusion scorers read): `fn_name`, and per test `inputs[i]` (one JSON value per argument, one
 per line) and `outputs[i]` (the JSON of the return value). Tasks whose values JSON cannot carry exactly (tuples,
-sets, non-string keys, non-finite floats) or whose function takes no argument get SPADE's keys only.
+sets, non-string keys, non-finite floats), whose function takes no argument or that are not Python function tasks
+get SPADE's keys only.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 from typing import Any
 
 from spade.errors import TaskFormatError
-from spade.records import Task, TestCase
+from spade.records import PYTHON_FUNCTION, Task, TestCase
 
 VERSION = 1
 
@@ -34,6 +36,8 @@ def ground_truth(task: Task, *, verl_code: bool = False) -> str:
     }
     if task.reference_cpu_s is not None:
         data["reference_cpu_s"] = task.reference_cpu_s
+    if task.kind != PYTHON_FUNCTION:  # absent for Python functions: ground truth written before kinds reads the same
+        data["kind"], data["params"] = task.kind, task.params
     if verl_code:
         data.update(verl_code_truth(task) or {})
     return json.dumps(data, sort_keys=True, ensure_ascii=False)
@@ -43,7 +47,7 @@ def verl_code_truth(task: Task) -> dict[str, Any] | None:
     """verl's call-based code ground truth over every test (public, then hidden); None when JSON cannot carry the
     task's values exactly, or the function takes no argument (an empty input line would not parse)."""
     cases = (*task.test_cases, *task.hidden_test_cases)
-    if not cases or not all(c.args and all(map(_json_exact, c.args)) and _json_exact(c.expected) for c in cases):
+    if task.kind != PYTHON_FUNCTION or not cases or not all(c.args and all(map(_json_exact, c.args)) and _json_exact(c.expected) for c in cases):
         return None
     return {
         "fn_name": task.entry_point,
@@ -82,6 +86,8 @@ def task_from_ground_truth(text: str) -> Task:
         test_cases=tuple(_from_case(c) for c in data["test_cases"]),
         hidden_test_cases=tuple(_from_case(c) for c in data["hidden_test_cases"]),
         reference_cpu_s=float(data["reference_cpu_s"]) if "reference_cpu_s" in data else None,
+        kind=str(data.get("kind", PYTHON_FUNCTION)),
+        params=dict(data["params"]) if isinstance(data.get("params"), dict) else {},
     )
 
 

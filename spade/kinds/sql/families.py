@@ -25,6 +25,10 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+def _a(word: str) -> str:
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
 def middle_real(d: Domain, rng: random.Random) -> float:
     """A threshold in the middle of the domain's range (so filters keep some rows and drop some)."""
     lo, hi = d.real_range
@@ -121,7 +125,7 @@ class Join(SqlFamily):
                     (f"SELECT m.name, c.{d.qty} FROM {d.c} AS c JOIN {d.m} AS m ON c.{d.m_id} = m.id "
                      f"WHERE c.{d.qty} {k['op']} {k['qty_t']}"), False)
         if level == 1:
-            return ((f"For each {d.p_one} with any {d.c_one} of a {d.m_one} in {d.grp} '{k['group']}', return the "
+            return ((f"For each {d.p_one} with any {d.c_one} of {_a(d.m_one)} in {d.grp} '{k['group']}', return the "
                      f"{d.p_one}'s name and the total {d.qty} of those {d.c}; order by the total from highest to "
                      f"lowest, then by name."),
                     (f"SELECT p.name, SUM(c.{d.qty}) AS total FROM {d.c} AS c JOIN {d.m} AS m ON c.{d.m_id} = m.id "

@@ -5,7 +5,9 @@ and leave the host untouched. The judge's output is data: malformed replies are 
 
 from __future__ import annotations
 
+import importlib.util
 import time
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +122,22 @@ def test_a_malformed_judge_reply_is_an_internal_error_not_a_crash(filter_task, s
 def test_a_killed_judge_is_an_internal_error(filter_task):
     result = judge(filter_task, _ran(b"", ProgramVerdict.KILLED, None))
     assert result.status is ExecStatus.INTERNAL_ERROR and "killed" in (result.load_error or "")
+
+
+def _judge_module():
+    spec = importlib.util.spec_from_file_location("sql_judge", Path(run.__file__).with_name("judge.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("query, refused", [
+    ("SELECT 1", False), ("select 1;", False), ("SELECT 1; -- done", False),
+    ("/* c */ WITH x AS (SELECT 1) SELECT 2", False),
+    ("VALUES (1)", False), ("SELECT ';' AS a", False), ('SELECT "a;b" FROM t', False), ("SELECT [x;y] FROM t", False),
+    ("SELECT 1; SELECT 2", True), ("SELECT 1 /* ; */; DROP TABLE t", True), ("SELECT 1;\nATTACH 'x' AS y", True),
+    ("-- SELECT\nDELETE FROM t", True), ("EXPLAIN SELECT 1", True), ("PRAGMA table_info(t)", True), ("", True),
+    ("REPLACE INTO t VALUES (1)", True), ("SELECT 'x" + "y" * 30000 + "'", True),
+])
+def test_the_judge_refuses_anything_but_one_query_before_it_runs(query, refused):
+    assert bool(_judge_module().refusal(query, run.LIMITS)) is refused

@@ -125,3 +125,16 @@ def test_the_screen_flags_escapes_and_writes_but_not_names_or_literals(filter_ta
     assert screen("SELECT load_extension('x')") == ("sql_escape",)
     assert screen("DELETE FROM t") == ("sql_write",)
     assert screen("SELECT created_at, 'drop table x; attach' FROM updates") == ()
+
+
+def test_exported_ground_truth_keeps_the_kind_so_outside_trainers_grade_sql_answers(filter_task):
+    from spade.export.reward_fn import compute_score
+    from spade.groundtruth import ground_truth, task_from_ground_truth, verl_code_truth
+
+    truth = ground_truth(filter_task, verl_code=True)
+    rebuilt = task_from_ground_truth(truth)
+    assert rebuilt.kind == "sql" and rebuilt.params == filter_task.params
+    assert rebuilt.all_tests == filter_task.all_tests and verl_code_truth(filter_task) is None
+    right = compute_score("spade", f"```sql\n{filter_task.reference_solution}\n```", truth)
+    wrong = compute_score("spade", "```sql\nSELECT 1\n```", truth)
+    assert right["acc"] == 1.0 and wrong["acc"] == 0.0
