@@ -4,7 +4,8 @@ directory). Never run on the host for an answer; the host imports it only for `p
 stdin: {"tools": [offered names], "plans": [answer text, ...], "states": [state per test], "full": [plan indices]}.
 stdout: {"plans": [per plan: {"format": why} when the text is not a plan, else {"digests": [sha256 per test]} and,
 for plans in `full`, "outcomes": [per test: {"answer": last call's result, "state": final state} or
-{"error": "code: detail"}]]}.
+{"error": "code: detail"}] and, when the plan has references, "hard_coded_digests" (the plan with each reference
+replaced by its value on test 0, run on every test)]}.
 A plan is checked before it runs (at most MAX_CALLS calls, offered tool names, references to earlier calls, each
 call's arguments against its tool's schema, with references standing for any value) and again per test once
 references are resolved. Every bound is a verdict: oversized, over-deep or non-finite answers, unknown or
@@ -55,7 +56,7 @@ def _call(item: Any, i: int) -> tuple[str, dict]:
     if not isinstance(item, dict):
         raise PlanError("format", f"call {i} is not an object")
     body = item["function"] if isinstance(item.get("function"), dict) else item  # the OpenAI tool_calls shape
-    name, arguments = body.get("name"), body.get("arguments", {})
+    name, arguments = body.get("name"), body.get("arguments", body.get("parameters", {}))  # some models say parameters
     if not isinstance(name, str) or not name:
         raise PlanError("format", f"call {i} has no name")
     if isinstance(arguments, str):  # OpenAI sends the arguments as a JSON string
@@ -172,12 +173,13 @@ def check_plan(calls: list[tuple[str, dict]], offered: dict[str, tuple[dict, Any
 
 
 def run_plan(calls: list[tuple[str, dict]], offered: dict[str, tuple[dict, Any]], state: Any,
-             tool_error: type[Exception]) -> dict:
-    """The plan run on a copy of `state`: {"answer": last result, "state": final state} or {"error": ...}."""
+             tool_error: type[Exception], trace: list[Any] | None = None) -> dict:
+    """The plan run on a copy of `state`: {"answer": last result, "state": final state} or {"error": ...}.
+    `trace`, when given, receives each call's result."""
     if not isinstance(state, dict):
         return {"error": "bad_state: a test's state must be an object"}
     state = copy.deepcopy(state)
-    results: list[Any] = []
+    results: list[Any] = [] if trace is None else trace
     try:
         for i, (name, arguments) in enumerate(calls):
             resolved = _resolve(arguments, results, i)
@@ -193,6 +195,17 @@ def run_plan(calls: list[tuple[str, dict]], offered: dict[str, tuple[dict, Any]]
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError) as exc:
         return {"error": f"tool_failed: {type(exc).__name__} {str(exc)[:200]} (is the test's state well formed?)"}
     return {"answer": results[-1], "state": state}
+
+
+def hard_coded(calls: list[tuple[str, dict]], results: list[Any]) -> list[tuple[str, dict]] | None:
+    """The plan with every reference replaced by the value it had in one run (`results`): what a policy that
+    copied values from the tests it was shown would write. None when the plan has no reference."""
+    if not any(references(arguments) for _, arguments in calls):
+        return None
+    try:
+        return [(name, _resolve(arguments, results, i)) for i, (name, arguments) in enumerate(calls)]
+    except (PlanError, IndexError):
+        return None
 
 
 def _resolve(value: Any, results: list[Any], i: int) -> Any:
@@ -218,7 +231,7 @@ def _resolve(value: Any, results: list[Any], i: int) -> Any:
 
 def judge(request: dict, tools: dict[str, tuple[dict, Any]], tool_error: type[Exception]) -> dict:
     offered = {name: tools[name] for name in request["tools"] if name in tools}
-    full = set(request.get("full", []))
+    full, states = set(request.get("full", [])), request["states"]
     out = []
     for p, text in enumerate(request["plans"]):
         try:
@@ -228,12 +241,16 @@ def judge(request: dict, tools: dict[str, tuple[dict, Any]], tool_error: type[Ex
             if str(exc).startswith("format:"):
                 out.append({"format": str(exc)[8:300]})
                 continue
-            outcomes = [{"error": str(exc)[:400]} for _ in request["states"]]
+            calls, outcomes = [], [{"error": str(exc)[:400]} for _ in states]
         else:
-            outcomes = [run_plan(calls, offered, state, tool_error) for state in request["states"]]
+            traces: list[list[Any]] = [[] for _ in states]
+            outcomes = [run_plan(calls, offered, state, tool_error, trace) for state, trace in zip(states, traces)]
         entry: dict[str, Any] = {"digests": [digest(o) for o in outcomes]}
         if p in full:
             entry["outcomes"] = outcomes
+            fixed = hard_coded(calls, traces[0]) if calls and states else None
+            if fixed is not None:  # a full plan's references, hard-coded from test 0, run on every test
+                entry["hard_coded_digests"] = [digest(run_plan(fixed, offered, state, tool_error)) for state in states]
         out.append(entry)
     return {"plans": out}
 

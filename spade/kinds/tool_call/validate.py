@@ -4,8 +4,9 @@ sandbox, one job per task.
 In: tasks (or a family's drafts, whose expected values are the reference's outcomes on each test's state) and the
 generation config. Out: a `ValidationOutcome` per task, in order. Rejected when the offered tools are unknown, a
 test's argument is not a state object, the reference is not a plan or fails on a state, a stated expected value
-differs from the reference's outcome, or fewer than `mutant_kill_ratio` of the wrong plans (another offered tool,
-an argument left out, a changed value, the last call dropped) fail some test.
+differs from the reference's outcome, the reference with its "$N" references hard-coded (their values on test 0)
+passes every test, or fewer than `mutant_kill_ratio` of the wrong plans (another offered tool, an argument left out,
+a changed value, the last call dropped) fail some test.
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ def _judged(task: Task, plans: list[str], run: Any, cfg: GenerationConfig, state
         n = len(task.test_cases)
         task = replace(task, test_cases=tuple(TestCase(c.args, o) for c, o in zip(task.test_cases, got[:n])),
                        hidden_test_cases=tuple(TestCase(c.args, o) for c, o in zip(task.hidden_test_cases, got[n:])))
+    fixed = reference.get("hard_coded_digests")
+    if isinstance(fixed, list) and fixed == reference["digests"]:
+        return ValidationOutcome.rejected(task.task_id, [Problem(
+            "weak_tests", "the reference with its references replaced by the values they take on test 0 passes "
+                          "every test: give tests whose states differ in what the plan looks up")])
     mutants = decoded[1:]
     if not mutants:
         return ValidationOutcome(True, task, notes=("no mutants to try",), task_id=task.task_id)

@@ -86,6 +86,9 @@ def test_an_unknown_kind_in_a_file_is_one_line_naming_the_known_kinds(tmp_path, 
 
 def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    example = readme.split("### tool_call", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
-    assert main(["validate", _write(tmp_path, json.loads(example))]) == 0
+    example = json.loads(readme.split("### tool_call", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0])
+    assert main(["validate", _write(tmp_path, example)]) == 0
     assert "1 accepted" in capsys.readouterr().out
+    # Its hidden test has another user id: without it, hard-coding the id of the shown test would pass everything.
+    assert main(["validate", _write(tmp_path, {**example, "hidden_test_cases": []})]) == 1
+    assert "weak_tests" in capsys.readouterr().out
