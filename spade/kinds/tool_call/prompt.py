@@ -35,7 +35,7 @@ PROMPT_VARIANTS = len(_SYSTEM)
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
     names = [n for n in offered(task.signature) if n in TOOLS]
-    tools = json.dumps(definitions(names), indent=1)
+    tools = "[\n" + ",\n".join(json.dumps(d) for d in definitions(names)) + "\n]"  # one tool a line: short
     request = task.description.strip()
     if v == 0:
         user = f"Tools:\n```json\n{tools}\n```\n\nRequest: {request}\n\n{_FORMAT}"
