@@ -45,10 +45,11 @@ class ExecutorConfig(_Section):
     max_output_bytes: int = Field(65536, ge=0, le=1 << 30)
     """stdout+stderr kept per run; more is discarded and marked output_flood."""
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
-    backend: Literal["local", "ray"] = "local"
+    backend: str = "local"
     """local: the workers are child processes of this process. ray: each worker is a Ray actor owning one
     fork-server worker, on any node of a Ray cluster (`pip install -e '.[ray]'`); same results and events. Used by
-    `spade run`, `spade eval` and `spade serve`; the one-off commands (exec, validate, check...) stay local."""
+    `spade run`, `spade eval` and `spade serve`; the one-off commands (exec, validate, check...) stay local.
+    A name in spade.registry.SANDBOX_BACKENDS (spade.sandbox.backend)."""
     ray_address: str = ""
     """backend ray: '' starts a Ray instance in this process (or joins RAY_ADDRESS if set), 'auto' joins the cluster
     `ray start` made on this node, 'HOST:6379' or 'ray://HOST:10001' a remote one."""
@@ -69,6 +70,13 @@ class ExecutorConfig(_Section):
     def _memory(cls, v: str) -> str:
         parse_size(v)
         return v
+
+    @field_validator("backend")
+    @classmethod
+    def _backend(cls, v: str) -> str:
+        from spade.registry import SANDBOX_BACKENDS  # the built-ins register on first lookup (nothing starts)
+
+        return _known(SANDBOX_BACKENDS, v)
 
     @property
     def memory_bytes(self) -> int:
@@ -235,6 +243,16 @@ class TrainingConfig(_Section):
     """GRPO: KL coefficient against the reference policy; 0 drops the KL term (and the reference model)."""
 
 
+REWARD_TERMS_DEFAULT = ("pass", "difficulty_bonus", "efficiency", "interference", "format", "memory")
+
+
+def _known(registry: Any, name: str) -> str:
+    """`name` if `registry` holds it, else a ValueError listing the known names."""
+    if name not in registry:
+        raise ValueError(f"unknown {registry.what} '{name}'; known: {', '.join(registry.names())}")
+    return name
+
+
 class RewardConfig(_Section):
     partial_credit: bool = True
     """Reward the fraction of hidden tests passed; False means all-or-nothing."""
@@ -252,6 +270,34 @@ class RewardConfig(_Section):
     memory_free_fraction: float = Field(0.5, gt=0, le=1)
     """Peak memory up to this fraction of the executor's memory limit is free; above it the memory term grows
     linearly to memory_weight at the limit (1 disables the term)."""
+    terms: list[str] = Field(default_factory=lambda: list(REWARD_TERMS_DEFAULT))
+    """The reward terms summed, in this order: names in spade.registry.REWARD_TERMS (the built-ins pass,
+    difficulty_bonus, efficiency, interference, format, memory; more through spade.reward.register_term). A term
+    left out counts 0 and reports 0."""
+    weights: dict[str, float] = Field(default_factory=dict)
+    """Multiplies a listed term (default 1 each), e.g. {format: 2}; the built-ins' own fields above set their size."""
+
+    @field_validator("terms")
+    @classmethod
+    def _terms(cls, v: list[str]) -> list[str]:
+        from spade.registry import REWARD_TERMS  # the built-in terms register on first lookup
+
+        for name in v:
+            _known(REWARD_TERMS, name)
+        twice = sorted({name for name in v if v.count(name) > 1})
+        if twice:
+            raise ValueError(f"lists {', '.join(twice)} more than once; list each term once")
+        return v
+
+    @model_validator(mode="after")
+    def _weights(self) -> RewardConfig:
+        for name, weight in self.weights.items():
+            if name not in self.terms:
+                raise ValueError(f"weights names '{name}', which is not among reward.terms ({', '.join(self.terms)}); "
+                                 "add it to terms or drop its weight")
+            if not 0 <= weight <= 100:
+                raise ValueError(f"weights.{name} = {weight} is outside [0, 100]")
+        return self
 
 
 class EvalConfig(_Section):

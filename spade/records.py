@@ -181,8 +181,18 @@ class Completion:
 
 
 @dataclass(frozen=True, slots=True)
+class TermValue:
+    """A reward term registered beyond the built-ins (spade.reward.register_term): what it added to the total
+    (negative for a penalty)."""
+
+    name: str
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
 class Reward:
-    """The training signal for one candidate, each term reported separately; `total` is their weighted sum."""
+    """The training signal for one candidate, each term reported separately; `total` is their weighted sum. A
+    built-in term's field holds its size (penalties positive, subtracted); a term reward.terms leaves out is 0."""
 
     total: float
     pass_fraction: float
@@ -192,6 +202,7 @@ class Reward:
     format_penalty: float = 0.0
     hardcoding_suspected: bool = False
     memory_penalty: float = 0.0
+    extra: tuple[TermValue, ...] = ()  # the other registered terms reward.terms names, in its order
 
 
 @dataclass(frozen=True, slots=True)

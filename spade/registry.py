@@ -1,5 +1,5 @@
-"""A named registry: the one pattern behind task families, task kinds, policy backends, trainers, eval suites and
-reward terms, all declared at the bottom of this file.
+"""A named registry: the one pattern behind task families, task kinds, policy backends, trainers, eval suites,
+reward terms and sandbox backends, all declared at the bottom of this file.
 
 In: `register(name, item)` (a plug-in module ends with it); a duplicate name raises. Out: `get(name)`, where an
 unknown name raises ConfigError naming the config key and listing the known names. Each registry imports the module
@@ -76,3 +76,8 @@ POLICIES: Registry[Any] = Registry("policy backend", "sampling.backend", builtin
 """Policy backends: name -> a function of the SpadeConfig returning the policy."""
 TRAINERS: Registry[Any] = Registry("update method", "training.update_method", builtins="spade.train.methods")
 """Update methods that train the policy in the loop: name -> a function building the Trainer."""
+REWARD_TERMS: Registry[Any] = Registry("reward term", "reward.terms", builtins="spade.reward.terms")
+"""Reward terms (spade.reward.base.RewardTerm): the built-ins in spade/reward/terms.py; more through
+spade.reward.register_term."""
+SANDBOX_BACKENDS: Registry[Any] = Registry("sandbox backend", "executor.backend", builtins="spade.sandbox.backend")
+"""Where sandbox workers run: name -> a function of the ExecutorConfig returning a started pool."""

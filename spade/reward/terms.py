@@ -1,4 +1,5 @@
-"""The reward: a pure function of (task, candidate code, execution result, config) -> `Reward`.
+"""The built-in reward terms, in the order reward.terms lists them by default: the pass term, the difficulty
+bonus, and the efficiency, interference, format and memory penalties.
 
 Hidden tests decide the pass term; public tests are what the policy saw, so passing all public tests while
 failing hidden ones flags suspected hard-coding (write-up §5.2). The interference and memory terms use what the
@@ -8,9 +9,13 @@ sandbox observed (its events, its kernel-measured peak memory). Each term is rep
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from spade.config import RewardConfig
-from spade.records import ExecResult, ExecStatus, Reward, Task
+from spade.records import ExecResult, ExecStatus, Task
+from spade.reward.base import Outcome, RewardTerm, register_term
+
+if TYPE_CHECKING:
+    from spade.config import RewardConfig
 
 # Behaviour the sandbox observed that counts as interference (write-up §3.5: reading system files, reaching
 # the network, spawning processes, printing beside the return value, flooding output).
@@ -23,32 +28,30 @@ INTERFERENCE_EVENTS = frozenset({
 FORMAT_FAILURES = frozenset({ExecStatus.SYNTAX_ERROR, ExecStatus.NO_ENTRY_POINT})
 
 
-def compute_reward(task: Task, code: str, result: ExecResult, cfg: RewardConfig) -> Reward:
-    """Reward in [-(interference + format + efficiency + memory), 1 + difficulty_bonus]."""
-    format_penalty = cfg.format_penalty if (not code.strip() or result.status in FORMAT_FAILURES) else 0.0
-    interference = cfg.interference_penalty if INTERFERENCE_EVENTS.intersection(result.events) else 0.0
-    hidden = result.hidden_score if task.hidden_test_cases else result.score
-    solved = hidden == 1.0 and result.score == 1.0
-    pass_fraction = hidden if cfg.partial_credit else float(solved)
-    hardcoding = bool(task.hidden_test_cases) and result.public_score == 1.0 and result.hidden_score < 1.0
-    if result.timed_out:
-        # A timeout scores 0 on the pass term: an endless loop must never be a way to skip hard tests.
-        pass_fraction = 0.0
-        solved = False
-    bonus = cfg.difficulty_bonus * task.difficulty if solved else 0.0
-    efficiency = efficiency_penalty(task, result, cfg) if pass_fraction > 0 else 0.0
-    memory = memory_penalty(result, cfg)
-    total = pass_fraction + bonus - efficiency - interference - format_penalty - memory
-    return Reward(
-        total=round(total, 6),
-        pass_fraction=pass_fraction,
-        difficulty_bonus=bonus,
-        efficiency_penalty=efficiency,
-        interference_penalty=interference,
-        format_penalty=format_penalty,
-        hardcoding_suspected=hardcoding,
-        memory_penalty=memory,
-    )
+def passed(o: Outcome, cfg: RewardConfig) -> float:
+    """The fraction of hidden tests passed (reward.partial_credit), else 1 when solved."""
+    return o.pass_fraction
+
+
+def difficulty_bonus(o: Outcome, cfg: RewardConfig) -> float:
+    return cfg.difficulty_bonus * o.task.difficulty if o.solved else 0.0
+
+
+def efficiency(o: Outcome, cfg: RewardConfig) -> float:
+    return efficiency_penalty(o.task, o.result, cfg) if o.pass_fraction > 0 else 0.0
+
+
+def interference(o: Outcome, cfg: RewardConfig) -> float:
+    return cfg.interference_penalty if INTERFERENCE_EVENTS.intersection(o.result.events) else 0.0
+
+
+def format_(o: Outcome, cfg: RewardConfig) -> float:
+    """No code, or code that does not parse or define the entry point."""
+    return cfg.format_penalty if (not o.code.strip() or o.result.status in FORMAT_FAILURES) else 0.0
+
+
+def memory(o: Outcome, cfg: RewardConfig) -> float:
+    return memory_penalty(o.result, cfg)
 
 
 def efficiency_penalty(task: Task, result: ExecResult, cfg: RewardConfig) -> float:
@@ -73,9 +76,9 @@ def memory_penalty(result: ExecResult, cfg: RewardConfig) -> float:
     return cfg.memory_weight * min(1.0, (result.peak_memory_kb - free) / (limit - free))
 
 
-def learnability(solve_rate: float) -> float:
-    """The proposer's reward for a task in self-play: 1 - solve rate while the policy sometimes solves it,
-    0 when it always or never does (nothing to learn from either)."""
-    if not 0.0 <= solve_rate <= 1.0:
-        raise ValueError(f"solve rate {solve_rate} is not a fraction")
-    return 1.0 - solve_rate if 0.0 < solve_rate < 1.0 else 0.0
+register_term(RewardTerm("pass", passed, field="pass_fraction"))
+register_term(RewardTerm("difficulty_bonus", difficulty_bonus, field="difficulty_bonus"))
+register_term(RewardTerm("efficiency", efficiency, penalty=True, field="efficiency_penalty"))
+register_term(RewardTerm("interference", interference, penalty=True, field="interference_penalty"))
+register_term(RewardTerm("format", format_, penalty=True, field="format_penalty"))
+register_term(RewardTerm("memory", memory, penalty=True, field="memory_penalty"))
