@@ -17,7 +17,7 @@ from typing import Any
 
 from spade.errors import ConfigError
 from spade.export import formats
-from spade.export.rows import read_rollouts, read_tasks
+from spade.export.rows import read_rows, read_tasks
 from spade.store import RunStore
 
 FORMATS = ("sft", "dpo", "grpo", "verl", "openrlhf")
@@ -62,9 +62,9 @@ def export_command(run_dir: str | Path, fmt: str, out: str | Path | None = None,
 
 def _rows(store: RunStore, fmt: str, render: Callable[[Any], str] | None, verl_code: bool) -> list[dict[str, Any]]:
     if fmt == "sft":
-        return formats.sft_rows(read_rollouts(store))
+        return formats.sft_rows(read_rows(store))
     if fmt == "dpo":
-        return formats.dpo_rows(read_rollouts(store))
+        return formats.dpo_rows(read_rows(store))
     tasks = read_tasks(store)
     if fmt == "grpo":
         return formats.grpo_rows(tasks)

@@ -1,6 +1,6 @@
 """One row builder per export format, over a run's rollouts or tasks.
 
-In: `Rollout`s (sft, dpo) or `Task`s (grpo, verl, openrlhf). Out: JSON-ready dicts in each consumer's schema:
+In: `ExportRow`s (sft, dpo) or `Task`s (grpo, verl, openrlhf). Out: JSON-ready dicts in each consumer's schema:
 TRL conversational SFT (`messages`) and DPO (`prompt`/`chosen`/`rejected`), TRL GRPO prompts (`prompt`, `task_id`,
 `ground_truth`), verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`). Prompts are SPADE's own (public tests
 only); hidden tests travel only as ground truth for the trainer's reward function.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import cycle, islice
 from typing import Any
 
-from spade.export.rows import Rollout
+from spade.export.rows import ExportRow
 from spade.groundtruth import DATA_SOURCE, ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, FENCE_CLOSE, Prompt, build_prompt
 from spade.records import Task
@@ -31,7 +31,7 @@ def assistant_text(completion: str, code: str) -> str:
     return ASSISTANT_PREFILL + completion
 
 
-def sft_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
+def sft_rows(rollouts: Iterable[ExportRow]) -> list[dict[str, Any]]:
     """Passing answers, one per distinct (task, code), in TRL's conversational `messages` form."""
     rows, seen = [], set()
     for r in rollouts:
@@ -44,10 +44,10 @@ def sft_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
     return rows
 
 
-def dpo_rows(rollouts: Iterable[Rollout]) -> list[dict[str, Any]]:
+def dpo_rows(rollouts: Iterable[ExportRow]) -> list[dict[str, Any]]:
     """Pairs (passing, failing) of the same task; the shorter side is cycled so every distinct answer is used."""
     # Distinct answers per task and side: passing ones by code, failing ones by the text as sampled.
-    groups: dict[str, dict[bool, dict[str, Rollout]]] = {}
+    groups: dict[str, dict[bool, dict[str, ExportRow]]] = {}
     for r in rollouts:
         sides = groups.setdefault(r.task.task_id, {True: {}, False: {}})
         sides[r.passed].setdefault(r.code.strip() if r.passed else r.completion, r)

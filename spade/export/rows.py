@@ -1,6 +1,6 @@
 """What a run holds for export: every rollout joined with its task, execution verdict and reward.
 
-In: an open `RunStore`. Out: `Rollout` records in commit order (candidates x executions x rewards x tasks),
+In: an open `RunStore`. Out: `ExportRow` records in commit order (candidates x executions x rewards x tasks),
 and the run's tasks, read through the store's views; the formats live in `formats.py`.
 """
 
@@ -16,8 +16,9 @@ from spade.taskio import task_from_dict
 
 
 @dataclass(frozen=True, slots=True)
-class Rollout:
-    """One sampled answer as stored: the completion after the prefilled fence, its code, verdict and reward."""
+class ExportRow:
+    """One rollout as the exports read it back from the store (not spade.records.Rollout, the grading path's record):
+    the completion after the prefilled fence, its code, verdict and reward total."""
 
     candidate_id: str
     task: Task
@@ -34,17 +35,17 @@ class Rollout:
         return self.status is ExecStatus.PASSED
 
 
-def read_rollouts(store: RunStore) -> list[Rollout]:
+def read_rows(store: RunStore) -> list[ExportRow]:
     """Every rollout of the run, oldest first; tasks are parsed once each."""
     tasks: dict[str, Task] = {}
-    rollouts = []
+    rows = []
     for cid, task_id, iteration, completion, code, variant, status, score, reward, task_json in rollout_rows(store):
         task = tasks.get(task_id)
         if task is None:
             task = tasks[task_id] = task_from_dict(json.loads(task_json), f"{store.path}: task {task_id}")
-        rollouts.append(Rollout(cid, task, int(iteration), completion, code, int(variant), ExecStatus(status),
-                                float(score), float(reward)))
-    return rollouts
+        rows.append(ExportRow(cid, task, int(iteration), completion, code, int(variant), ExecStatus(status),
+                              float(score), float(reward)))
+    return rows
 
 
 def read_tasks(store: RunStore) -> list[Task]:
