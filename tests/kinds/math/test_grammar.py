@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spade.kinds.math.extract import extract_answer
 from spade.kinds.math.grammar import MAX_CHARS, MAX_DEPTH, Refused, form_problem, parse_answer, parse_form
@@ -95,3 +102,27 @@ def test_extraction_of_a_megabyte_is_bounded():
     huge = "Answer: " + "1" * 1_000_000
     assert len(extract_answer(huge)) <= MAX_CHARS + 1
     assert extract_answer("answer" + "*" * 1_000_000 + "x") == ""
+
+
+ALPHABET = "0123456789.+-*/^()!,={}[]xyn sqrt\\frac{}_'\"\n\t$#@;:<>|&%~`?"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=ALPHABET, max_size=200))
+def test_any_text_is_parsed_or_refused_never_an_other_error(text):
+    for form in (X, parse_form("numbers in x"), parse_form("polynomial in x, y")):
+        try:
+            items = parse_answer(text, form)
+        except Refused:
+            continue
+        for node in items:
+            form_problem(node, form)
+
+
+def test_importing_the_kind_and_its_families_does_not_import_sympy():
+    code = ("import sys\nfrom spade.registry import FAMILIES, KINDS\nKINDS.names(); FAMILIES.names()\n"
+            "import spade.kinds.math\nassert 'sympy' not in sys.modules, 'sympy imported on the host'\n")
+    root = str(Path(__file__).resolve().parents[3])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root,
+                          env={**os.environ, "PYTHONPATH": root})
+    assert done.returncode == 0, done.stderr
