@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox "
                                     "(exit 0 passed, 1 failed)")
     e.add_argument("task", help="a task file (JSON, the write-up's schema)")
-    e.add_argument("solution", help="a Python file defining the task's entry point")
+    e.add_argument("solution", help="a Python file defining the task's entry point (for a task of another kind, "
+                                    "a file holding the answer, e.g. a math expression)")
     e.add_argument("--json", action="store_true", help="print the full result (every test's verdict) as JSON")
     e.add_argument("--config", help=CONFIG_HELP)
 

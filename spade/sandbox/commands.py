@@ -16,7 +16,7 @@ from rich.table import Table
 
 from spade.config import SpadeConfig
 from spade.errors import EXIT_FAILED, EXIT_OK, TaskFormatError
-from spade.records import ExecResult, ExecStatus, TestStatus
+from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, TestStatus
 
 
 def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig) -> int:
@@ -32,7 +32,12 @@ def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeCo
                               "point")
     code = solution.read_text(encoding="utf-8", errors="replace")
     with SandboxPool(cfg.executor.model_copy(update={"workers": 1})) as pool:
-        result = pool.score(tasks[0], code)
+        if tasks[0].kind == PYTHON_FUNCTION:
+            result = pool.score(tasks[0], code)
+        else:  # another kind's answer (a math expression, a query...) is executed and judged by its kind
+            from spade.kinds import kind_of
+
+            result = kind_of(tasks[0]).execute(pool, [(tasks[0], code.strip())])[0]
     if as_json:
         print(json.dumps(_jsonable(result), indent=2))
     else:

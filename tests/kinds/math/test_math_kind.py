@@ -140,3 +140,16 @@ def test_a_task_file_naming_an_unknown_field_or_kind_is_refused_in_one_line(tmp_
     with pytest.raises(TaskFormatError, match="kind"):
         task_from_dict({**task_to_dict(QUARTER), "kind": "maths"})
     assert kind_of(QUARTER).name == "math"
+
+
+def test_spade_exec_judges_an_answer_file_for_a_math_task(tmp_path, capsys):
+    from spade.sandbox.commands import exec_command
+
+    task_file = tmp_path / "quarter.json"
+    task_file.write_text(json.dumps(task_to_dict(QUARTER)))
+    (tmp_path / "right.txt").write_text("0.75\n")
+    (tmp_path / "wrong.txt").write_text("1/4\n")
+    cfg = SpadeConfig()
+    assert exec_command(str(task_file), str(tmp_path / "right.txt"), True, cfg) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "passed"
+    assert exec_command(str(task_file), str(tmp_path / "wrong.txt"), True, cfg) == 1
