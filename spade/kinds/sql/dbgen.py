@@ -80,7 +80,8 @@ def real_value(d: Domain, rng: random.Random) -> float:
 
 def database(d: Domain, rng: random.Random, m_count: int, c_count: int, knobs: dict[str, Any]) -> dict[str, Any]:
     """A database with `m_count` main rows and `c_count` events; thresholds named in `knobs` (real_t, int_t,
-    qty_t) are hit exactly now and then, and groups get uneven sizes (so HAVING and small groups matter)."""
+    qty_t) are hit exactly now and then, the first main row is in the knobs' group and the first person in its
+    city, values repeat now and then (ties), and groups get uneven sizes (so HAVING and small groups matter)."""
     names = rng.sample(d.names, min(m_count, len(d.names)))
     weights = [rng.choice((1, 2, 4)) for _ in d.groups]
     m_rows = []
@@ -91,13 +92,18 @@ def database(d: Domain, rng: random.Random, m_count: int, c_count: int, knobs: d
             real = float(knobs["real_t"])
         if "int_t" in knobs and rng.random() < 0.15:
             whole = int(knobs["int_t"])
+        if m_rows and rng.random() < 0.3:  # ties, so RANK, DENSE_RANK and "all of them on a tie" differ
+            whole = rng.choice(m_rows)[4]
+        if m_rows and rng.random() < 0.15:
+            real = rng.choice(m_rows)[3]
         grp = rng.choices(d.groups, weights)[0]
         if "group" in knobs and i == 1:
             grp = knobs["group"]
         opt = None if rng.random() < 0.3 else rng.choice(d.opts)
         m_rows.append([i, name, grp, real, whole, opt])
     people = rng.sample(d.p_names, rng.randint(3, min(8, len(d.p_names))))
-    p_rows = [[i, name, rng.choice(CITIES)] for i, name in enumerate(people, 1)]
+    p_rows = [[i, name, knobs["city"] if i == 1 and "city" in knobs else rng.choice(CITIES)]
+              for i, name in enumerate(people, 1)]
     c_rows = []
     for i in range(1, c_count + 1 if m_rows else 1):
         qty = rng.randint(1, 12)

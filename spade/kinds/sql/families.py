@@ -1,8 +1,9 @@
 """SQL families: single-table filters, grouping, joins, subqueries and window functions, over dbgen's domains.
 
 Difficulty picks the level of the question (three per family: more conditions, HAVING, three tables and outer
-joins, correlated subqueries, partitions and running totals) and the size of the databases; the domain and the
-constants come from the draw. Each test's argument is a fresh random database of the same schema; edge tests are
+joins, correlated subqueries, partitions and running totals) and the size of the databases; the domain, columns,
+comparisons, aggregates, directions, extra conditions and constants come from the draw. Each test's argument is a
+fresh random database of the same schema; edge tests are
 a tiny one and one without events. `params.ordered` says whether the question asks for an order.
 """
 
@@ -14,11 +15,13 @@ from typing import Any
 
 from spade.generate.family import Family, Variant
 from spade.generate.registry import register
-from spade.kinds.sql.dbgen import DOMAINS, Domain, database
+from spade.kinds.sql.dbgen import CITIES, DOMAINS, Domain, database
 
 SIGNATURE = "SQLite SELECT statement"
 ENTRY_POINT = "query"
 _CMP = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
+_DIR = {"DESC": "from highest to lowest", "ASC": "from lowest to highest"}
+_AGG = {"SUM": "total", "MAX": "highest", "MIN": "lowest"}
 
 
 def _num(x: float) -> str:
@@ -48,11 +51,13 @@ class SqlFamily(Family):
         level = min(2, int(difficulty * 3))
         domain = rng.choice(sorted(DOMAINS))
         d = DOMAINS[domain]
-        knobs: dict[str, Any] = {"domain": domain, "level": level, "rows": 8 + int(difficulty * 14),
-                                 "events": 6 + int(difficulty * 20), "group": rng.choice(d.groups),
-                                 "real_t": middle_real(d, rng), "int_t": middle_int(d, rng),
-                                 "qty_t": rng.randint(3, 9), "k": rng.randint(2, 3), "limit": rng.randint(3, 5),
-                                 "op": rng.choice(sorted(_CMP))}
+        knobs: dict[str, Any] = {
+            "domain": domain, "level": level, "rows": 8 + int(difficulty * 14), "events": 6 + int(difficulty * 20),
+            "group": rng.choice(d.groups), "city": rng.choice(CITIES), "real_t": middle_real(d, rng),
+            "int_t": middle_int(d, rng), "qty_t": rng.randint(3, 9), "k": rng.randint(2, 3),
+            "limit": rng.randint(3, 5), "op": rng.choice(sorted(_CMP)), "measure": rng.choice(("real", "int")),
+            "dir": rng.choice(sorted(_DIR)), "agg": rng.choice(sorted(_AGG)), "form": rng.randint(0, 1),
+            "extra": rng.randint(0, 1)}
         description, reference, ordered = self.question(level, d, knobs)
         knobs["ordered"] = ordered
         return Variant(description, SIGNATURE, ENTRY_POINT, reference, knobs)
@@ -72,25 +77,35 @@ class SqlFamily(Family):
         return [[database(d, rng, 2, 1, dict(knobs))], [database(d, rng, 6, 0, dict(knobs))]]
 
 
+def _measure(d: Domain, k: dict[str, Any], other: bool = False) -> tuple[str, str]:
+    """The drawn measure column and its threshold (`other`: the other measure)."""
+    real = (k["measure"] == "real") != other
+    return (d.real, _num(k["real_t"])) if real else (d.int, str(k["int_t"]))
+
+
 class Filter(SqlFamily):
     name = "sql_filter"
     tags = ("sql", "filter")
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
-        t, g = _num(k["real_t"]), k["group"]
+        col, t = _measure(d, k)
+        other, t2 = _measure(d, k, other=True)
+        g, op, way = k["group"], k["op"], k["dir"]
         if level == 0:
-            return (f"List the name of every {d.m_one} whose {d.real} is {_CMP[k['op']]} {t}.",
-                    f"SELECT name FROM {d.m} WHERE {d.real} {k['op']} {t}", False)
+            shown, select = (f"name and {col}", f"name, {col}") if k["form"] else ("name", "name")
+            return (f"List the {shown} of every {d.m_one} whose {col} is {_CMP[op]} {t}.",
+                    f"SELECT {select} FROM {d.m} WHERE {col} {op} {t}", False)
         if level == 1:
-            return ((f"List the name and {d.int} of the {d.m} in {d.grp} '{g}' with {d.int} of at least {k['int_t']}, "
-                     f"ordered by {d.int} from highest to lowest, then by name."),
-                    (f"SELECT name, {d.int} FROM {d.m} WHERE {d.grp} = '{g}' AND {d.int} >= {k['int_t']} "
-                     f"ORDER BY {d.int} DESC, name"), True)
-        return ((f"Among the {d.m} not in {d.grp} '{g}', list the name and {d.real} of those with no {d.opt} (NULL) "
-                 f"or with {d.int} greater than {k['int_t']}. Order by {d.real} from lowest to highest, then by name, "
-                 f"and return only the first {k['limit']} rows."),
-                (f"SELECT name, {d.real} FROM {d.m} WHERE {d.grp} <> '{g}' AND ({d.opt} IS NULL OR {d.int} > "
-                 f"{k['int_t']}) ORDER BY {d.real}, name LIMIT {k['limit']}"), True)
+            return ((f"List the name and {col} of the {d.m} in {d.grp} '{g}' with {col} {_CMP[op]} {t}, ordered "
+                     f"by {col} {_DIR[way]}, then by name."),
+                    (f"SELECT name, {col} FROM {d.m} WHERE {d.grp} = '{g}' AND {col} {op} {t} "
+                     f"ORDER BY {col} {way}, name"), True)
+        null, null_sql = ("no", "IS NULL") if k["form"] else ("a", "IS NOT NULL")
+        return ((f"Among the {d.m} not in {d.grp} '{g}', list the name and {col} of those with {null} {d.opt} or "
+                 f"with {other} {_CMP[op]} {t2}. Order by {col} {_DIR[way]}, then by name, and return only the "
+                 f"first {k['limit']} rows."),
+                (f"SELECT name, {col} FROM {d.m} WHERE {d.grp} <> '{g}' AND ({d.opt} {null_sql} OR {other} {op} "
+                 f"{t2}) ORDER BY {col} {way}, name LIMIT {k['limit']}"), True)
 
 
 class Aggregate(SqlFamily):
@@ -98,20 +113,27 @@ class Aggregate(SqlFamily):
     tags = ("sql", "aggregate")
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
+        col, t = _measure(d, k)
+        other, _ = _measure(d, k, other=True)
+        op, agg, way = k["op"], k["agg"], k["dir"]
         if level == 0:
-            return ((f"For each {d.grp}, return the {d.grp} and the number of {d.m} in it with {d.int} "
-                     f"{_CMP[k['op']]} {k['int_t']} (leave out a {d.grp} with none)."),
-                     f"SELECT {d.grp}, COUNT(*) FROM {d.m} WHERE {d.int} {k['op']} {k['int_t']} GROUP BY {d.grp}",
-                    False)
+            return ((f"For each {d.grp}, return the {d.grp} and the number of its {d.m} with {col} {_CMP[op]} {t} "
+                     f"(leave out a {d.grp} with none)."),
+                    f"SELECT {d.grp}, COUNT(*) FROM {d.m} WHERE {col} {op} {t} GROUP BY {d.grp}", False)
         if level == 1:
-            return ((f"For each {d.grp}, return the {d.grp}, the total {d.int} and the highest {d.real} of its {d.m} "
-                     f"whose {d.int} is greater than {k['int_t']}; order by {d.grp}."),
-                    (f"SELECT {d.grp}, SUM({d.int}), MAX({d.real}) FROM {d.m} WHERE {d.int} > {k['int_t']} "
-                     f"GROUP BY {d.grp} ORDER BY {d.grp}"), True)
-        return ((f"For each {d.grp} with at least {k['k']} {d.m}, return the {d.grp} and the average {d.real} rounded "
-                 f"to 2 decimals; order by that average from highest to lowest, then by {d.grp}."),
-                (f"SELECT {d.grp}, ROUND(AVG({d.real}), 2) AS average FROM {d.m} GROUP BY {d.grp} "
-                 f"HAVING COUNT(*) >= {k['k']} ORDER BY average DESC, {d.grp}"), True)
+            second = "MIN" if agg == "MAX" else "MAX"
+            return ((f"For each {d.grp}, return the {d.grp}, the {_AGG[agg]} {other} and the {_AGG[second]} {col} "
+                     f"of its {d.m} whose {col} is {_CMP[op]} {t}; order by {d.grp} "
+                     f"{'in reverse alphabetical order' if way == 'DESC' else 'alphabetically'}."),
+                    (f"SELECT {d.grp}, {agg}({other}), {second}({col}) FROM {d.m} WHERE {col} {op} {t} "
+                     f"GROUP BY {d.grp} ORDER BY {d.grp} {way}"), True)
+        value, value_sql = ((f"average {d.real} rounded to 2 decimals", f"ROUND(AVG({d.real}), 2)") if k["form"]
+                            else (f"{_AGG[agg]} {d.int}", f"{agg}({d.int})"))
+        among, where = ((f" with {d.opt} set", f" WHERE {d.opt} IS NOT NULL") if k["extra"] else ("", ""))
+        return ((f"Considering only the {d.m}{among}: for each {d.grp} with at least {k['k']} of them, return the "
+                 f"{d.grp} and the {value}; order by that value {_DIR[way]}, then by {d.grp}."),
+                (f"SELECT {d.grp}, {value_sql} AS v FROM {d.m}{where} GROUP BY {d.grp} HAVING COUNT(*) >= {k['k']} "
+                 f"ORDER BY v {way}, {d.grp}"), True)
 
 
 class Join(SqlFamily):
@@ -119,24 +141,50 @@ class Join(SqlFamily):
     tags = ("sql", "join")
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
+        op, t, agg = k["op"], k["qty_t"], k["agg"]
         if level == 0:
-            return ((f"For every {d.c_one} with {d.qty} {_CMP[k['op']]} {k['qty_t']}, return the name of its "
-                     f"{d.m_one} ({d.c}.{d.m_id} is {d.m}.id) and the {d.qty}."),
+            if k["form"]:
+                only, only_sql = ((f" of {_a(d.p_one)} in {k['city']}", f" AND p.city = '{k['city']}'")
+                                  if k["extra"] else ("", ""))
+                return ((f"For every {d.c_one}{only} with {d.qty} {_CMP[op]} {t}, return the name of its "
+                         f"{d.p_one} ({d.c}.{d.p_id} is {d.p}.id), its day and its {d.qty}."),
+                        (f"SELECT p.name, c.day, c.{d.qty} FROM {d.c} AS c JOIN {d.p} AS p ON c.{d.p_id} = p.id "
+                         f"WHERE c.{d.qty} {op} {t}{only_sql}"), False)
+            only, only_sql = ((f" of {_a(d.m_one)} in {d.grp} '{k['group']}'", f" AND m.{d.grp} = '{k['group']}'")
+                              if k["extra"] else ("", ""))
+            return ((f"For every {d.c_one}{only} with {d.qty} {_CMP[op]} {t}, return the name of its {d.m_one} "
+                     f"({d.c}.{d.m_id} is {d.m}.id) and the {d.qty}."),
                     (f"SELECT m.name, c.{d.qty} FROM {d.c} AS c JOIN {d.m} AS m ON c.{d.m_id} = m.id "
-                     f"WHERE c.{d.qty} {k['op']} {k['qty_t']}"), False)
+                     f"WHERE c.{d.qty} {op} {t}{only_sql}"), False)
         if level == 1:
-            return ((f"For each {d.p_one} with any {d.c_one} of {_a(d.m_one)} in {d.grp} '{k['group']}', return the "
-                     f"{d.p_one}'s name and the total {d.qty} of those {d.c}; order by the total from highest to "
-                     f"lowest, then by name."),
-                    (f"SELECT p.name, SUM(c.{d.qty}) AS total FROM {d.c} AS c JOIN {d.m} AS m ON c.{d.m_id} = m.id "
-                     f"JOIN {d.p} AS p ON c.{d.p_id} = p.id WHERE m.{d.grp} = '{k['group']}' GROUP BY p.id, p.name "
-                     f"ORDER BY total DESC, p.name"), True)
-        return ((f"For every {d.p_one} (all of them, 0 when none), return the name and the number of its {d.c} whose "
-                 f"{d.m_one} has {d.real} greater than {_num(k['real_t'])}; order by that number from highest to "
-                 f"lowest, then by name."),
-                (f"SELECT p.name, COUNT(m.id) AS n FROM {d.p} AS p LEFT JOIN {d.c} AS c ON c.{d.p_id} = p.id "
-                 f"LEFT JOIN {d.m} AS m ON m.id = c.{d.m_id} AND m.{d.real} > {_num(k['real_t'])} "
-                 f"GROUP BY p.id, p.name ORDER BY n DESC, p.name"), True)
+            counted, counted_sql = ((f" (counting only {d.c} with {d.qty} {_CMP[op]} {t})", f" AND c.{d.qty} {op} {t}")
+                                    if k["extra"] else ("", ""))
+            if k["form"]:
+                return ((f"For each {d.p_one} with any {d.c_one} of {_a(d.m_one)} in {d.grp} '{k['group']}', "
+                         f"return the {d.p_one}'s name and the {_AGG[agg]} {d.qty} of those {d.c}{counted}; order "
+                         f"by that value from highest to lowest, then by name."),
+                        (f"SELECT p.name, {agg}(c.{d.qty}) AS v FROM {d.c} AS c JOIN {d.m} AS m "
+                         f"ON c.{d.m_id} = m.id JOIN {d.p} AS p ON c.{d.p_id} = p.id WHERE m.{d.grp} = "
+                         f"'{k['group']}'{counted_sql} GROUP BY p.id, p.name ORDER BY v DESC, p.name"), True)
+            return ((f"For each {d.m_one} with any {d.c_one} for {_a(d.p_one)} in {k['city']}, return the "
+                     f"{d.m_one}'s name and the {_AGG[agg]} {d.qty} of those {d.c}{counted}; order by that value "
+                     f"from highest to lowest, then by name."),
+                    (f"SELECT m.name, {agg}(c.{d.qty}) AS v FROM {d.c} AS c JOIN {d.m} AS m ON c.{d.m_id} = m.id "
+                     f"JOIN {d.p} AS p ON c.{d.p_id} = p.id WHERE p.city = '{k['city']}'{counted_sql} "
+                     f"GROUP BY m.id, m.name "
+                     f"ORDER BY v DESC, m.name"), True)
+        if k["form"]:
+            col, limit = _measure(d, k)
+            return ((f"For every {d.p_one} (all of them, 0 when none), return the name and the number of its {d.c} "
+                     f"whose {d.m_one} has {col} {_CMP[op]} {limit}; order by that number {_DIR[k['dir']]}, then "
+                     f"by name."),
+                    (f"SELECT p.name, COUNT(m.id) AS n FROM {d.p} AS p LEFT JOIN {d.c} AS c ON c.{d.p_id} = p.id "
+                     f"LEFT JOIN {d.m} AS m ON m.id = c.{d.m_id} AND m.{col} {op} {limit} "
+                     f"GROUP BY p.id, p.name ORDER BY n {k['dir']}, p.name"), True)
+        return ((f"For every {d.m_one} (all of them, 0 when none), return the name and the number of its {d.c} "
+                 f"with {d.qty} {_CMP[op]} {t}; order by that number {_DIR[k['dir']]}, then by name."),
+                (f"SELECT m.name, COUNT(c.id) AS n FROM {d.m} AS m LEFT JOIN {d.c} AS c ON c.{d.m_id} = m.id "
+                 f"AND c.{d.qty} {op} {t} GROUP BY m.id, m.name ORDER BY n {k['dir']}, m.name"), True)
 
 
 class Subquery(SqlFamily):
@@ -144,22 +192,29 @@ class Subquery(SqlFamily):
     tags = ("sql", "subquery")
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
+        col, _ = _measure(d, k)
+        g = k["group"]
         if level == 0:
-            return ((f"List the name of every {d.m_one} whose {d.real} is above the average {d.real} of the {d.m} in "
-                     f"{d.grp} '{k['group']}'."),
-                    (f"SELECT name FROM {d.m} WHERE {d.real} > (SELECT AVG({d.real}) FROM {d.m} "
-                     f"WHERE {d.grp} = '{k['group']}')"), False)
+            side, op = ("above", ">") if k["form"] else ("below", "<")
+            scope, scope_sql = ((f"with no {d.opt}", f"{d.opt} IS NULL") if k["extra"]
+                                else (f"in {d.grp} '{g}'", f"{d.grp} = '{g}'"))
+            return (f"List the name of every {d.m_one} whose {col} is {side} the average {col} of the {d.m} {scope}.",
+                    f"SELECT name FROM {d.m} WHERE {col} {op} (SELECT AVG({col}) FROM {d.m} WHERE {scope_sql})",
+                    False)
         if level == 1:
-            return ((f"List the name of every {d.m_one} that has no {d.c_one} with {d.qty} of at least {k['qty_t']} "
-                     f"({d.c}.{d.m_id} is {d.m}.id)."),
-                    (f"SELECT name FROM {d.m} WHERE id NOT IN (SELECT {d.m_id} FROM {d.c} "
-                     f"WHERE {d.qty} >= {k['qty_t']})"), False)
-        return ((f"For each {d.grp}, return the {d.grp}, name and {d.real} of the {d.m} with the highest {d.real} in "
-                 f"that {d.grp} among those with {d.int} of at least {k['int_t']} (all of them on a tie); order by "
-                 f"{d.grp}, then name."),
-                (f"SELECT a.{d.grp}, a.name, a.{d.real} FROM {d.m} AS a WHERE a.{d.int} >= {k['int_t']} AND "
-                 f"a.{d.real} = (SELECT MAX(b.{d.real}) FROM {d.m} AS b WHERE b.{d.grp} = a.{d.grp} "
-                 f"AND b.{d.int} >= {k['int_t']}) ORDER BY a.{d.grp}, a.name"), True)
+            has, not_in = ("has no", "NOT IN") if k["form"] else ("has at least one", "IN")
+            return ((f"List the name of every {d.m_one} that {has} {d.c_one} with {d.qty} {_CMP[k['op']]} "
+                     f"{k['qty_t']} ({d.c}.{d.m_id} is {d.m}.id)."),
+                    (f"SELECT name FROM {d.m} WHERE id {not_in} (SELECT {d.m_id} FROM {d.c} "
+                     f"WHERE {d.qty} {k['op']} {k['qty_t']})"), False)
+        other, t2 = _measure(d, k, other=True)
+        best = "MAX" if k["agg"] != "MIN" else "MIN"
+        return ((f"For each {d.grp}, return the {d.grp}, name and {col} of the {d.m} with the "
+                 f"{_AGG[best]} {col} in that {d.grp} among those with {other} {_CMP[k['op']]} {t2} (all of them on "
+                 f"a tie); order by {d.grp}, then name."),
+                (f"SELECT a.{d.grp}, a.name, a.{col} FROM {d.m} AS a WHERE a.{other} {k['op']} {t2} AND "
+                 f"a.{col} = (SELECT {best}(b.{col}) FROM {d.m} AS b WHERE b.{d.grp} = a.{d.grp} "
+                 f"AND b.{other} {k['op']} {t2}) ORDER BY a.{d.grp}, a.name"), True)
 
 
 class Window(SqlFamily):
@@ -167,23 +222,32 @@ class Window(SqlFamily):
     tags = ("sql", "window")
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
+        col, _ = _measure(d, k)
+        other, t2 = _measure(d, k, other=True)
+        way = k["dir"]
         if level == 0:
-            return ((f"Number the {d.m} with {d.int} of at least {k['int_t']} by {d.real} from highest to lowest "
-                     f"(ties broken by name): return the name, the {d.real} and the position (1 for the first), "
-                     f"ordered by position."),
-                    (f"SELECT name, {d.real}, ROW_NUMBER() OVER (ORDER BY {d.real} DESC, name) AS position "
-                     f"FROM {d.m} WHERE {d.int} >= {k['int_t']} ORDER BY position"), True)
+            return ((f"Number the {d.m} with {other} {_CMP[k['op']]} {t2} by {col} {_DIR[way]} (ties broken by "
+                     f"name): return the name, the {col} and the position (1 for the first), ordered by position."),
+                    (f"SELECT name, {col}, ROW_NUMBER() OVER (ORDER BY {col} {way}, name) AS position "
+                     f"FROM {d.m} WHERE {other} {k['op']} {t2} ORDER BY position"), True)
         if level == 1:
-            return ((f"Within each {d.grp}, rank the {d.m} by {d.int} from highest to lowest, equal values sharing a "
-                     f"rank and the next rank skipping (as RANK does); return the {d.grp}, the name and the rank, "
-                     f"ordered by {d.grp}, rank, then name."),
-                    (f"SELECT {d.grp}, name, RANK() OVER (PARTITION BY {d.grp} ORDER BY {d.int} DESC) AS r "
-                     f"FROM {d.m} ORDER BY {d.grp}, r, name"), True)
-        return ((f"For every {d.c_one} with {d.qty} greater than {k['qty_t'] // 3}, return its {d.m_id}, its id, its "
-                 f"day and the running total of {d.qty} over that {d.m_one}'s {d.c} of this kind up to and including "
-                 f"it (taken in order of day, then id); order by {d.m_id}, day, then id."),
-                (f"SELECT {d.m_id}, id, day, SUM({d.qty}) OVER (PARTITION BY {d.m_id} ORDER BY day, id) AS running "
-                 f"FROM {d.c} WHERE {d.qty} > {k['qty_t'] // 3} ORDER BY {d.m_id}, day, id"), True)
+            rank, how = (("RANK", "the next rank skipping, as RANK does") if k["form"]
+                         else ("DENSE_RANK", "the next rank not skipping, as DENSE_RANK does"))
+            among, where = ((f" with {d.real} {_CMP[k['op']]} {_num(k['real_t'])}",
+                             f" WHERE {d.real} {k['op']} {_num(k['real_t'])}") if k["extra"] else ("", ""))
+            return ((f"Within each {d.grp}, rank the {d.m}{among} by {d.int} {_DIR[way]}, equal values sharing a "
+                     f"rank and {how}; return the {d.grp}, the name and the rank, ordered by {d.grp}, rank, then "
+                     f"name."),
+                    (f"SELECT {d.grp}, name, {rank}() OVER (PARTITION BY {d.grp} ORDER BY {d.int} {way}) AS r "
+                     f"FROM {d.m}{where} ORDER BY {d.grp}, r, name"), True)
+        run_fn = "SUM" if k["agg"] == "SUM" or k["form"] else "MAX"
+        key, owner = (d.p_id, d.p_one) if k["extra"] else (d.m_id, d.m_one)
+        op, t = (">", k["qty_t"] // 3) if k["op"] in (">", ">=") else ("<", 13 - k["qty_t"] // 3)
+        return ((f"For every {d.c_one} with {d.qty} {_CMP[op]} {t}, return its {key}, its id, its day and the "
+                 f"running {_AGG[run_fn]} {d.qty} over that {owner}'s {d.c} of this kind up to and including it "
+                 f"(taken in order of day, then id); order by {key}, day, then id."),
+                (f"SELECT {key}, id, day, {run_fn}({d.qty}) OVER (PARTITION BY {key} ORDER BY day, id) AS "
+                 f"running FROM {d.c} WHERE {d.qty} {op} {t} ORDER BY {key}, day, id"), True)
 
 
 for _family in (Filter(), Aggregate(), Join(), Subquery(), Window()):

@@ -2,7 +2,7 @@
 
 In: SQL text. Out: (kind, mutant text) pairs, deterministic: the WHERE or HAVING clause dropped (made `1 OR …`),
 comparisons off by one (`>` / `>=`, `<` / `<=`, `=` / `<>`), aggregates and ranking functions swapped (SUM/AVG,
-MIN/MAX, RANK/DENSE_RANK/ROW_NUMBER), AND/OR swapped, NOT, DISTINCT or LEFT dropped, sort directions flipped,
+MIN/MAX, RANK/DENSE_RANK), AND/OR swapped, NOT, DISTINCT or LEFT dropped, sort directions flipped,
 number literals moved by one. String literals, quoted names and comments are left alone.
 """
 
@@ -13,8 +13,9 @@ import re
 _TOKEN = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/|\d+\.\d*|\d+|[A-Za-z_][A-Za-z0-9_]*"""
                     r"""|<=|>=|<>|!=|==|\s+|.""", re.DOTALL)
 _SWAP = {">": ">=", ">=": ">", "<": "<=", "<=": "<", "=": "<>", "==": "<>", "<>": "=", "!=": "="}
-_WORDS = {"sum": "AVG", "avg": "SUM", "min": "MAX", "max": "MIN", "rank": "DENSE_RANK", "dense_rank": "ROW_NUMBER",
-          "row_number": "RANK", "and": "OR", "or": "AND", "asc": "DESC", "desc": "ASC"}
+# ROW_NUMBER has no swap: over a total order (what a question needs to be answerable) RANK equals it.
+_WORDS = {"sum": "AVG", "avg": "SUM", "min": "MAX", "max": "MIN", "rank": "DENSE_RANK", "dense_rank": "RANK",
+          "and": "OR", "or": "AND", "asc": "DESC", "desc": "ASC"}
 DROP_CLAUSE = ("drop_where", "drop_having")
 """Mutants a task's tests must always catch (what a question's filter means)."""
 

@@ -58,12 +58,13 @@ def test_every_family_at_every_level_validates_in_the_sandbox(pool):
 def test_expected_values_come_from_running_the_reference(pool):
     draft = draft_task("sql_filter", 0.0, 0, 0, 3, 5)
     (outcome,) = validate_drafts([draft], pool, GenerationConfig())
-    op, t = draft.params["op"], draft.params["real_t"]  # the reference filters one table: redo it by hand
-    test = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}[op]
+    knobs = draft.params  # the reference filters one table on one column: redo it by hand
+    column, t = (3, knobs["real_t"]) if knobs["measure"] == "real" else (4, knobs["int_t"])
+    test = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}[knobs["op"]]
     for case in outcome.task.all_tests:
         main = case.args[0]["tables"][0]
-        want = sorted(row[1] for row in main["rows"] if test(row[3], t))
-        assert sorted(cell[1] for (cell,) in case.expected["rows"]) == want
+        want = sorted(row[1] for row in main["rows"] if test(row[column], t))
+        assert sorted(row[0][1] for row in case.expected["rows"]) == want
 
 
 @pytest.mark.parametrize("change, reason", [
