@@ -1,0 +1,133 @@
+"""Hostile documents, judged through the real sandbox: every bomb is a verdict (a syntax error naming the bound),
+quickly, never a host crash or hang; and a judge reply that is missing or malformed is a verdict too."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from spade.kinds import kind_of
+from spade.kinds.structured.execute import judged
+from spade.records import ExecStatus, TestStatus
+from spade.sandbox.program import ProgramRun, ProgramVerdict
+from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML
+
+
+def _laughs(levels: int = 9, width: int = 9) -> str:
+    lines = ["l0: &l0 [" + ", ".join(["lol"] * width) + "]"]
+    for i in range(1, levels):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _doubling(levels: int = 60) -> str:
+    lines = ["a0: &a0 [x, x]"] + [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+HOSTILE_YAML = {
+    "billion_laughs": (_laughs(), "values"),
+    "doubling_aliases_under_the_alias_and_depth_caps": (_doubling(30), "values"),  # 2**30 values
+    "too_many_aliases": ("a: &a x\nb: [" + ", ".join(["*a"] * 300) + "]\n", "aliases"),
+    "recursive_alias": ("a: &a [*a]\n", "nested"),
+    "deep_flow_nesting": ("[" * 30_000 + "]" * 30_000, "nested"),
+    "deep_block_nesting": ("".join("  " * i + f"k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n", "nested"),
+    "python_object_tag": ("a: !!python/object/apply:os.system ['touch /tmp/pwned']\n", "constructor"),
+    "python_name_tag": ("a: !!python/name:os.system\n", "constructor"),
+    "huge_float": ("a: 1.0e+999999\n", "out of range"),
+    "huge_int": ("a: " + "9" * 50_000 + "\n", "out of range"),
+    "duplicate_key": ("name: web\nname: other\n", "duplicate key"),
+    "bool_key": ("on: push\n", "not read as a string"),
+    "int_key": ("1: one\n", "not read as a string"),
+    "date_value": ("when: 2024-01-01\n", "not JSON data"),
+    "binary_value": ("blob: !!binary aGVsbG8=\n", "not JSON data"),
+    "set_value": ("s: !!set {a, b}\n", "not JSON data"),
+    "two_documents": ("a: 1\n---\nb: 2\n", "single document"),
+}
+HOSTILE_JSON = {
+    "deep_nesting": ("[" * 60_000 + "]" * 3_000, "nested"),
+    "huge_exponent": ('{"port": 1e999999}', "out of range"),
+    "huge_int": ('{"port": ' + "1" * 5_000 + "}", "digits"),
+    "nan": ('{"port": NaN}', "not a JSON number"),
+    "infinity": ('{"port": -Infinity}', "not a JSON number"),
+    "duplicate_key": ('{"name": "web", "name": "x", "port": 8080}', "duplicate key"),
+    "many_values": ("[" + ",".join(["0"] * 25_000) + "]", "values"),
+}
+
+
+def _judge(pool, task, answers):
+    started = time.monotonic()
+    results = kind_of(task).execute(pool, [(task, a) for a in answers])
+    return results, time.monotonic() - started
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_YAML))
+def test_hostile_yaml_is_refused_as_a_syntax_error_naming_the_bound(pool, yaml_task, name):
+    document, reason = HOSTILE_YAML[name]
+    [result], seconds = _judge(pool, yaml_task, [document])
+    assert result.status is ExecStatus.SYNTAX_ERROR, (result.status, result.load_error)
+    assert reason in result.load_error, result.load_error
+    assert all(t.status is TestStatus.NOT_RUN for t in result.tests)
+    assert seconds < 4.5  # well inside the judge's time limit: refused by a bound, not killed by the clock
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_JSON))
+def test_hostile_json_is_refused_as_a_syntax_error_naming_the_bound(pool, json_task, name):
+    document, reason = HOSTILE_JSON[name]
+    [result], seconds = _judge(pool, json_task, [document])
+    assert result.status is ExecStatus.SYNTAX_ERROR, (result.status, result.load_error)
+    assert reason in result.load_error, result.load_error
+    assert seconds < 4.5
+
+
+@pytest.mark.parametrize("size", [10 * 1024 * 1024, 100_001])  # 10 MB; a 10**100000 literal
+def test_an_oversized_document_is_refused_on_the_host_without_running(pool, json_task, size):
+    document = '{"port": ' + "1" * size + "}"
+    [result], seconds = _judge(pool, json_task, [document])
+    assert result.status is ExecStatus.SYNTAX_ERROR and "characters" in result.load_error
+    assert result.cpu_time_s == 0 and seconds < 1
+
+
+def test_after_every_bomb_the_pool_still_judges_good_documents(pool, yaml_task, json_task):
+    bombs = [d for d, _ in HOSTILE_YAML.values()]
+    results, _ = _judge(pool, yaml_task, [*bombs, GOOD_YAML])
+    assert results[-1].status is ExecStatus.PASSED
+    [good], _ = _judge(pool, json_task, [GOOD_JSON])
+    assert good.status is ExecStatus.PASSED
+
+
+def test_yaml_merge_keys_and_a_few_aliases_are_ordinary_yaml(pool, yaml_task):
+    document = "base: &b {min: 1, max: 4}\nname: web\nport: 8080\nlimits:\n  <<: *b\n  max: 5\n"
+    [result], _ = _judge(pool, yaml_task, [document])
+    # Not a syntax error: the document parses (the schema then refuses the extra key `base`).
+    assert result.status is ExecStatus.FAILED and result.tests[1].status is TestStatus.PASSED
+
+
+def _run(stdout: bytes = b"", verdict: ProgramVerdict = ProgramVerdict.EXITED, exit_code: int | None = 0,
+         stdout_bytes: int | None = None, error: str | None = None) -> ProgramRun:
+    return ProgramRun(verdict, exit_code, None, stdout, b"Traceback...\nValueError: boom\n",
+                      len(stdout) if stdout_bytes is None else stdout_bytes, 30, 0.01, 9000, 0.02, error=error)
+
+
+@pytest.mark.parametrize("run, status", [
+    (_run(b"not json"), ExecStatus.INTERNAL_ERROR),
+    (_run(b'{"parsed": true, "results": []}'), ExecStatus.INTERNAL_ERROR),  # wrong number of results
+    (_run(b'{"parsed": true, "results": [1, 2, 3]}'), ExecStatus.INTERNAL_ERROR),
+    (_run(b'{"parsed": false}'), ExecStatus.INTERNAL_ERROR),
+    (_run(b"[" * 100_000), ExecStatus.INTERNAL_ERROR),
+    (_run(b"{}", stdout_bytes=10 << 20), ExecStatus.INTERNAL_ERROR),  # more was written than kept
+    (_run(b'{"parsed": true, "results": [{"value": "' + b"x" * 5000 + b'"}, {"value": true}, {"value": true}]}'),
+     ExecStatus.INTERNAL_ERROR),  # a value too large to be a verdict
+    (_run(b"", exit_code=1), ExecStatus.INTERNAL_ERROR),  # the judge crashed
+    (_run(b"", ProgramVerdict.TIMEOUT, None), ExecStatus.TIMEOUT),
+    (_run(b"", ProgramVerdict.MEMORY, 1), ExecStatus.FAILED),
+    (_run(b"", ProgramVerdict.INTERNAL_ERROR, None, error="worker died"), ExecStatus.INTERNAL_ERROR),
+    (_run(b'{"parsed": true, "results": [{"value": true}, {"value": true}, {"failed": "min > max"}]}'),
+     ExecStatus.FAILED),
+    (_run(b'{"parsed": true, "results": [{"value": true}, {"value": true}, {"value": true}]}'), ExecStatus.PASSED),
+])
+def test_a_missing_or_malformed_judge_reply_is_a_verdict(yaml_task, run, status):
+    result = judged(yaml_task, run)
+    assert result.status is status
+    assert len(result.tests) == 3

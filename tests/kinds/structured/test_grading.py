@@ -1,0 +1,82 @@
+"""Structured answers on the loop's grading path and in the evaluator: extraction, a right document passes, a
+wrong one fails the test it breaks (hidden ones included), no document or an unparseable one is a format failure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from spade.config import RewardConfig
+from spade.evaluate.evaluator import grade_samples
+from spade.kinds import kind_of
+from spade.policy.prompts import build_prompt
+from spade.records import Completion, ExecStatus, TestStatus
+from spade.rollout import Grader
+from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML
+
+
+def test_the_prompt_states_the_task_and_prefills_the_documents_fence(yaml_task):
+    prompt = build_prompt(yaml_task)
+    assert prompt.prefill == "```yaml\n"
+    assert "Configure the service `web`" in prompt.messages[-1]["content"]
+    assert "YAML" in prompt.messages[-1]["content"]
+    assert "schema" not in prompt.messages[-1]["content"].lower()  # checks are never shown as checks
+
+
+@pytest.mark.parametrize("completion, prefilled, expected", [
+    ("name: web\nport: 1\n```\nDone.", True, "name: web\nport: 1"),
+    ("Here it is:\n```yaml\nname: web\n```\nand more ```json\n{}\n```", False, "name: web"),
+    ("Sure.\n```\nname: web\n```", False, "name: web"),
+    ("name: web\nport: 1", False, "name: web\nport: 1"),
+    ("name: web\nport: 80", True, "name: web\nport: 80"),  # truncated: no closing fence
+    ("", True, ""),
+    ("```\n\n```", False, ""),
+])
+def test_extraction_takes_the_fenced_document_or_the_whole_completion(yaml_task, completion, prefilled, expected):
+    assert kind_of(yaml_task).extract(yaml_task, completion, prefilled=prefilled) == expected
+
+
+def test_json_extraction_drops_prose_around_a_bare_document(json_task):
+    text = 'The config is {"name": "web"} as asked.'
+    assert kind_of(json_task).extract(json_task, text, prefilled=False) == '{"name": "web"}'
+    assert kind_of(json_task).extract(json_task, "no document here", prefilled=False) == ""
+
+
+def test_the_grading_path_passes_right_fails_wrong_and_penalises_no_document(pool, yaml_task, json_task):
+    tasks = [yaml_task, yaml_task, yaml_task, yaml_task, json_task, json_task]
+    texts = [GOOD_YAML + "```",
+             GOOD_YAML.replace("max: 4", "max: 0") + "```",  # min > max: breaks the hidden cross-field rule
+             GOOD_YAML.replace("port: 8080", "port: 80") + "```",  # out of the schema's range
+             "I cannot write YAML.\n```",
+             GOOD_JSON + "\n```",
+             '{"name": "web", "port": 8080,\n```']
+    rollouts = Grader(pool, RewardConfig()).grade(tasks, [Completion(t) for t in texts], ids=list("abcdef"))
+    assert [r.passed for r in rollouts] == [True, False, False, False, True, False]
+    hidden_fail = rollouts[1].result
+    assert hidden_fail.status is ExecStatus.FAILED and hidden_fail.public_score == 1.0 and hidden_fail.hidden_score == 0
+    assert rollouts[1].reward.hardcoding_suspected
+    assert "min" in hidden_fail.tests[2].got and "max" in hidden_fail.tests[2].got  # the judge says why
+    assert rollouts[2].result.tests[0].status is TestStatus.WRONG_ANSWER and "80" in rollouts[2].result.tests[0].got
+    # A YAML scalar is a document, but not one of the schema's type.
+    assert rollouts[3].result.status is ExecStatus.FAILED
+    assert rollouts[5].result.status is ExecStatus.SYNTAX_ERROR and "JSON" in rollouts[5].result.load_error
+    assert rollouts[5].reward.format_penalty == RewardConfig().format_penalty
+    assert rollouts[0].reward.format_penalty == 0 and rollouts[0].result.cpu_time_s > 0
+
+
+def test_an_empty_answer_is_a_format_failure_without_running(pool, yaml_task):
+    [rollout] = Grader(pool, RewardConfig()).grade([yaml_task], [Completion("```")], ids=["x"], prefilled=False)
+    assert rollout.candidate.code == ""
+    assert rollout.result.status is ExecStatus.SYNTAX_ERROR
+    assert rollout.reward.format_penalty == RewardConfig().format_penalty
+
+
+def test_the_evaluator_grades_structured_samples(pool, tmp_path, yaml_task, json_task):
+    samples = tmp_path / "samples.jsonl"
+    lines = [(yaml_task.task_id, f"```yaml\n{GOOD_YAML}```"), (yaml_task.task_id, "name: [unclosed"),
+             (json_task.task_id, GOOD_JSON)]
+    samples.write_text("".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in lines))
+    report = grade_samples(pool, [yaml_task, json_task], samples, ks=(1,), suite="structured").to_dict()
+    assert report["n_tasks"] == 2
+    assert report["pass_at_k"]["1"] == pytest.approx((0.5 + 1.0) / 2)
