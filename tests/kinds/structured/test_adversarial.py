@@ -3,13 +3,15 @@ quickly, never a host crash or hang; and a judge reply that is missing or malfor
 
 from __future__ import annotations
 
+import json
 import time
+from dataclasses import replace
 
 import pytest
 
 from spade.kinds import kind_of
 from spade.kinds.structured.execute import judged
-from spade.records import ExecStatus, TestStatus
+from spade.records import ExecStatus, TestCase, TestStatus
 from spade.sandbox.program import ProgramRun, ProgramVerdict
 from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML
 
@@ -131,3 +133,20 @@ def test_a_missing_or_malformed_judge_reply_is_a_verdict(yaml_task, run, status)
     result = judged(yaml_task, run)
     assert result.status is status
     assert len(result.tests) == 3
+
+
+def test_a_document_at_the_bounds_is_judged_in_linear_time(pool, yaml_task):
+    """About 11,500 values under 64,000 characters, with checks that compare every value with every other
+    (distinct, subset, start order): sets keep them linear, so the verdict comes well inside the time limit."""
+    names = [f"s{i}" for i in range(2_300)]
+    services = [{"n": n, "d": [names[i - 1]] if i else []} for i, n in enumerate(names)]
+    document = json.dumps({"services": services}, separators=(",", ":"))
+    assert len(document) < 64_000
+    checks = [{"op": "distinct", "path": ["services", "*", "n"]},
+              {"op": "subset", "path": ["services", "*", "d", "*"], "of": ["services", "*", "n"]},
+              {"op": "ordered_deps", "items": ["services", "*"], "name": ["n"], "deps": ["d", "*"]}]
+    task = replace(yaml_task, entry_point="json", test_cases=tuple(TestCase((c,), True) for c in checks),
+                   hidden_test_cases=())
+    [result], seconds = _judge(pool, task, [document])
+    assert result.status is ExecStatus.PASSED, result
+    assert seconds < 4.5

@@ -15,7 +15,7 @@ from spade.kinds import validate_drafts
 from spade.records import Completion
 from spade.rollout import Grader
 
-FAMILIES = ("structured_cluster", "structured_firewall", "structured_jobs", "structured_service")
+FAMILIES = ("structured_cluster", "structured_firewall", "structured_jobs", "structured_record", "structured_service")
 DIFFICULTIES = (0.0, 0.5, 1.0)
 
 
@@ -67,5 +67,6 @@ def test_drafts_are_a_pure_function_of_family_difficulty_seed_and_index(family):
 def test_difficulty_moves_from_json_with_the_schema_shown_to_yaml_without_it(family):
     easy, hard = draft_task(family, 0.0, 1, 0, 3, 5), draft_task(family, 1.0, 1, 0, 3, 5)
     assert easy.entry_point == "json" and "JSON Schema" in easy.description
-    assert hard.entry_point == "yaml" and "JSON Schema" not in hard.description
+    # structured_record is about the schema itself: it always shows it, and grows it.
+    assert hard.entry_point == "yaml" and ("JSON Schema" in hard.description) == (family == "structured_record")
     assert len(json.dumps(hard.params)) > len(json.dumps(easy.params))  # more fields, clauses or constraints

@@ -4,6 +4,7 @@ sound file (reference judged, corrupted copies caught) and rejects broken ones w
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -82,3 +83,12 @@ def test_a_structured_file_with_an_unknown_kind_is_one_line(tmp_path, capsys):
     assert main(["validate", str(path)]) == 2
     err = capsys.readouterr().err
     assert "'structure' is not a task kind" in err and "structured" in err and "Traceback" not in err
+
+
+def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    example = readme.split("### structured", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
+    path = tmp_path / "example.json"
+    path.write_text(example)
+    assert main(["validate", str(path)]) == 0
+    assert "1 accepted" in capsys.readouterr().out

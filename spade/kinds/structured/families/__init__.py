@@ -1,4 +1,4 @@
 """The structured kind's procedural families, one file each, registered on import: structured_service,
-structured_firewall, structured_jobs, structured_cluster."""
+structured_firewall, structured_jobs, structured_cluster, structured_record."""
 
-from spade.kinds.structured.families import cluster, firewall, jobs, service  # noqa: F401
+from spade.kinds.structured.families import cluster, firewall, jobs, record, service  # noqa: F401

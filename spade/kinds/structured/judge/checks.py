@@ -153,9 +153,9 @@ def _sorted(check: dict, doc: Any, where: str) -> bool:
 
 
 def _subset(check: dict, doc: Any, where: str) -> bool:
-    allowed = [value for _, value in select(doc, check["of"], where)]
+    allowed = {canonical(value) for _, value in select(doc, check["of"], where)}  # a set: linear in the document
     for loc, value in select(doc, check["path"], where):
-        if not any(same(value, a) and type(value) is type(a) for a in allowed):
+        if canonical(value) not in allowed:
             raise CheckFailed(f"{loc} = {value!r:.40} names nothing at {check['of']}")
     return True
 
