@@ -25,6 +25,8 @@ HOSTILE = {
     "detach_main": ("DETACH main", ExecStatus.SYNTAX_ERROR),
     "load_extension": ("SELECT load_extension('/usr/lib/x86_64-linux-gnu/libsqlite3.so.0')", ExecStatus.FAILED),
     "readfile": ("SELECT readfile('/etc/passwd')", ExecStatus.FAILED),
+    "fsdir_table": ("SELECT name FROM fsdir('/etc')", ExecStatus.FAILED),
+    "shared_cache_uri": ("SELECT * FROM \"file:/etc/passwd\".t", ExecStatus.FAILED),
     "writing_pragma": ("PRAGMA writable_schema = ON", ExecStatus.SYNTAX_ERROR),
     "pragma_function": ("SELECT * FROM pragma_database_list", ExecStatus.FAILED),
     "vacuum_into_host": ("VACUUM INTO '{path}'", ExecStatus.SYNTAX_ERROR),
