@@ -4,8 +4,8 @@ In: a difficulty and a Random. Out: a Variant of kind "repair" whose description
 reference are a drawn Python function family's own, and whose knobs carry that family's knobs (to draw inputs
 with) and a few candidate bugs. Validation (spade.kinds.repair.validation) runs the reference for the expected
 values and the candidates for their failures, and keeps the candidate whose share of failed tests is nearest
-`target_fail_share`. Difficulty sets the base task's difficulty, the number of bugs and how subtle the kept bug
-is (failed by nearly every test at 0, by few at 1).
+`target_fail_share`. Difficulty sets the base task's difficulty, the number of bugs, how subtle the kept bug
+is (failed by nearly every test at 0, by few at 1) and, below SHOW_LINES_BELOW, that the prompt names the bug lines.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from spade.kinds.repair.name import REPAIR
 
 CANDIDATES = 8  # bugs drafted per task; validation keeps one
 ATTEMPTS = 8  # base variants tried before any kind of bug is allowed
+SHOW_LINES_BELOW = 0.25  # the easiest repairs say which lines hold the bugs
 
 
 class RepairFamily(Family):
@@ -68,8 +69,9 @@ class RepairFamily(Family):
 
 def _variant(base: str, v: Variant, found: list[Bug], count: int, difficulty: float) -> Variant:
     # `op` names what is asked, as a menu family's knob does: the base family's op with this many bugs in it.
-    knobs = {"op": f"{base}.{v.knobs.get('op', '')}+{count}bug", "base_family": base, "base": dict(v.knobs), "bugs": count,
-             "target_fail_share": round(1.0 - 0.7 * difficulty, 4), "candidates": [b.to_json() for b in found]}
+    knobs = {"op": f"{base}.{v.knobs.get('op', '')}+{count}bug", "base_family": base, "base": dict(v.knobs),
+             "bugs": count, "target_fail_share": round(1.0 - 0.7 * difficulty, 4),
+             "show_bug_lines": difficulty < SHOW_LINES_BELOW, "candidates": [b.to_json() for b in found]}
     return Variant(v.description, v.signature, v.entry_point, v.reference, knobs)
 
 

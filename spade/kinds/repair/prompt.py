@@ -1,7 +1,8 @@
 """Chat prompts for a repair task: what the function should do, the buggy function, the public tests as examples
 of the intended behaviour, and the one the buggy code fails with what it returned instead (never a hidden test).
 
-In: a repair `Task` (params `buggy_code`, `bugs`, `failing_test`) and a variant index. Out: a `Prompt` whose
+In: a repair `Task` (params `buggy_code`, `bugs`, `failing_test`; `bug_lines` when `show_bug_lines`) and a variant
+index. Out: a `Prompt` whose
 prefill opens a Python block, as Python function prompts do.
 """
 
@@ -31,7 +32,7 @@ def user_message(task: Task, variant: int = 0) -> str:
     bugs = task.params.get("bugs", 1)
     count = "a bug" if bugs == 1 else f"{bugs} bugs"
     parts = [f"This Python function should do the following:\n\n{task.description.strip()}",
-             f"It has {count}:\n\n```python\n{str(task.params.get('buggy_code', '')).strip()}\n```"]
+             f"It has {count}{_where(task)}:\n\n```python\n{str(task.params.get('buggy_code', '')).strip()}\n```"]
     examples = render_examples(task.entry_point, task.test_cases)
     if examples:
         parts.append("The correct function satisfies:\n" + "\n".join(examples))
@@ -55,3 +56,13 @@ def failing_test_line(task: Task) -> str:
     case = task.test_cases[i]
     call = f"{task.entry_point}({', '.join(repr(a) for a in case.args)})"
     return f"The buggy code fails this test: {call} should return {case.expected!r}, but it {shown.get('did', '')}."
+
+
+def _where(task: Task) -> str:
+    """' on line 3' / ' on lines 2 and 5' when the task shows where its bugs are (the easiest repairs do)."""
+    lines = task.params.get("bug_lines")
+    if not task.params.get("show_bug_lines") or not isinstance(lines, list) or not lines:
+        return ""
+    if len(lines) == 1:
+        return f" on line {lines[0]}"
+    return " on lines " + ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"

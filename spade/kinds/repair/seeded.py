@@ -14,6 +14,7 @@ import json
 import random
 
 from spade.kinds.repair.bugs import bugs
+from spade.kinds.repair.families import SHOW_LINES_BELOW
 from spade.kinds.repair.name import REPAIR
 from spade.records import PYTHON_FUNCTION, Task, TaskDraft
 
@@ -51,6 +52,6 @@ def repair_draft(task: Task, difficulty: float, seed: int, index: int) -> TaskDr
         tags=(*task.tags, REPAIR), public_inputs=tuple(t.args for t in task.test_cases),
         hidden_inputs=tuple(t.args for t in task.hidden_test_cases), reference_solution=task.reference_solution,
         params={"seed_task": task.task_id, "bugs": count, "target_fail_share": round(1.0 - 0.7 * d, 4),
-                "candidates": candidates},
+                "show_bug_lines": d < SHOW_LINES_BELOW, "candidates": candidates},
         provenance=provenance, kind=REPAIR,
     )

@@ -106,7 +106,16 @@ def static_problems(task: Task) -> list[Problem]:
     if type(bugs) is not int or not 1 <= bugs <= 10:
         return [Problem("bad_bug_count", f"params.bugs = {bugs!r:.40} must be the number of bugs, an integer in "
                         "[1, 10]")]
+    if task.params.get("show_bug_lines") and not _lines_of(task.params.get("bug_lines"), buggy):
+        return [Problem("bad_bug_lines", f"params.show_bug_lines is set but params.bug_lines = "
+                        f"{task.params.get('bug_lines')!r:.40} is not a non-empty list of line numbers of "
+                        "params.buggy_code")]
     return []
+
+
+def _lines_of(lines: Any, code: str) -> bool:
+    n = len(code.splitlines())
+    return isinstance(lines, list) and bool(lines) and all(type(x) is int and 1 <= x <= n for x in lines)
 
 
 def _same_code(a: str, b: str) -> bool:

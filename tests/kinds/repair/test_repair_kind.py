@@ -128,6 +128,16 @@ def test_the_prompt_shows_the_buggy_code_and_the_failing_test_but_no_hidden_test
         assert prompt.prefill == "```python\n"
 
 
+def test_the_easiest_repairs_say_where_the_bugs_are(validated):
+    assert "line" not in build_prompt(validated).messages[-1]["content"].split("```")[0]
+    one = replace(validated, params={**validated.params, "show_bug_lines": True, "bug_lines": [2]})
+    assert "It has a bug on line 2:" in build_prompt(one).messages[-1]["content"]
+    two = replace(one, params={**one.params, "bugs": 2, "bug_lines": [2, 5]})
+    assert "It has 2 bugs on lines 2 and 5:" in build_prompt(two).messages[-1]["content"]
+    easy = draft_task("repair_operator", 0.1, 0, 0, 3, 5)
+    assert easy.params["show_bug_lines"] and not draft_task("repair_operator", 0.5, 0, 0, 3, 5).params["show_bug_lines"]
+
+
 def test_the_grading_path_passes_a_fix_and_fails_the_bug_a_hard_coded_answer_and_garbage(pool, validated):
     texts = [FIXED + "```", BUGGY + "```", HARD_CODED + "```", "I think the bug is on line 2."]
     rollouts = Grader(pool, RewardConfig()).grade([validated] * 4, [Completion(t) for t in texts],
