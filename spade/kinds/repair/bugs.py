@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from spade.validate.mutants import mutants
 
@@ -64,7 +66,7 @@ def _combined(original: str, singles: list[tuple[str, str]], count: int, rng: ra
         if len(out) >= limit or len(one_line) < count:
             break
         picked = sorted(rng.sample(one_line, count))
-        if any(b[0] - a[0] < 2 for a, b in zip(picked, picked[1:])):
+        if any(b[0] - a[0] < 2 for a, b in itertools.pairwise(picked)):
             continue
         new = list(lines)
         for at, text, _ in picked:
@@ -104,23 +106,22 @@ def _local_change(x: ast.AST, y: ast.AST) -> str | None:
     if type(x) is not type(y):
         if isinstance(y, ast.Pass):
             return BRANCH
-        if isinstance(x, ast.Call):
-            return BUILTIN
-        return LOGIC
-    if isinstance(x, (ast.BinOp, ast.AugAssign)) and type(x.op) is not type(y.op):  # type: ignore[attr-defined]
+        return BUILTIN if isinstance(x, ast.Call) else LOGIC
+    other: Any = y  # the same node type as x
+    if isinstance(x, (ast.BinOp, ast.AugAssign)) and type(x.op) is not type(other.op):
         return OPERATOR
-    if isinstance(x, ast.Compare) and [type(o) for o in x.ops] != [type(o) for o in y.ops]:  # type: ignore[attr-defined]
+    if isinstance(x, ast.Compare) and [type(o) for o in x.ops] != [type(o) for o in other.ops]:
         return COMPARISON
-    if isinstance(x, ast.Constant) and x.value != y.value:  # type: ignore[attr-defined]
+    if isinstance(x, ast.Constant) and x.value != other.value:
         return CONSTANT
-    if isinstance(x, ast.BoolOp) and type(x.op) is not type(y.op):  # type: ignore[attr-defined]
+    if isinstance(x, ast.BoolOp) and type(x.op) is not type(other.op):
         return LOGIC
-    if isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and isinstance(y.func, ast.Name) \
-            and x.func.id != y.func.id:  # type: ignore[attr-defined]
+    if isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and isinstance(other.func, ast.Name) \
+            and x.func.id != other.func.id:
         return BUILTIN
-    if isinstance(x, ast.If) and _shape(x.body) + _shape(x.orelse) != _shape(y.body) + _shape(y.orelse):  # type: ignore[attr-defined]
+    if isinstance(x, ast.If) and _shape(x.body) + _shape(x.orelse) != _shape(other.body) + _shape(other.orelse):
         return BRANCH
-    if isinstance(x, ast.IfExp) and ast.dump(x.body) == ast.dump(y.orelse) != ast.dump(y.body):  # type: ignore[attr-defined]
+    if isinstance(x, ast.IfExp) and ast.dump(x.body) == ast.dump(other.orelse) != ast.dump(other.body):
         return BRANCH
     if isinstance(x, (ast.Slice, ast.DictComp)) and ast.dump(x) != ast.dump(y) and _swapped(x, y):
         return SLICE

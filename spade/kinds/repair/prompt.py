@@ -25,7 +25,8 @@ PROMPT_VARIANTS = len(_SYSTEM)
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user_message(task, v)})
-    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v, hash=prompt_hash(messages, ASSISTANT_PREFILL))
+    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v,
+                  hash=prompt_hash(messages, ASSISTANT_PREFILL))
 
 
 def user_message(task: Task, variant: int = 0) -> str:

@@ -25,7 +25,15 @@ from spade.kinds.python_function import KIND as PYTHON
 from spade.kinds.python_function.program import defines, program_job
 from spade.kinds.repair.name import REPAIR
 from spade.pycode import parse_untrusted
-from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TaskDraft, TestOutcome, TestStatus
+from spade.records import (
+    PYTHON_FUNCTION,
+    ExecResult,
+    ExecStatus,
+    Task,
+    TaskDraft,
+    TestOutcome,
+    TestStatus,
+)
 from spade.validate.outcome import Problem, ValidationOutcome
 
 MAX_BUGGY_CHARS = 20_000
@@ -126,7 +134,8 @@ def _same_code(a: str, b: str) -> bool:
 
 
 def _candidates(params: dict[str, Any]) -> list[str]:
-    return [str(c["code"]) for c in params.get("candidates", []) if isinstance(c, dict) and isinstance(c.get("code"), str)]
+    return [str(c["code"]) for c in params.get("candidates", [])
+            if isinstance(c, dict) and isinstance(c.get("code"), str)]
 
 
 def _run_all(pool: Scorer | None, pairs: list[tuple[Task, list[str]]],
