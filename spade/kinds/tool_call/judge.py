@@ -74,11 +74,36 @@ def _load(text: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as exc:
-        raise PlanError("format", f"{what} is not JSON ({str(exc)[:80]})") from None
+        calls = _objects_in_a_row(text)
+        if calls is None:
+            raise PlanError("format", f"{what} is not JSON ({str(exc)[:80]})") from None
+        return calls
+
+
+def _objects_in_a_row(text: str) -> list[dict] | None:
+    """Objects written one after another (one call a line, or separated by commas) without the enclosing list,
+    as small models often write them; None unless the whole text is two or more such objects."""
+    found, i = [], 0
+    try:
+        while True:
+            while i < len(text) and text[i] in " \t\r\n,":
+                i += 1
+            if i == len(text):
+                break
+            value, i = _DECODER.raw_decode(text, i)
+            if not isinstance(value, dict) or len(found) > MAX_CALLS:
+                return None
+            found.append(value)
+    except (ValueError, RecursionError):
+        return None
+    return found if len(found) > 1 else None
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def _depth(text: str) -> int:

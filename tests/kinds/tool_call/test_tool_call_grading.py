@@ -50,17 +50,18 @@ def test_the_right_plan_passes_in_either_answer_shape_and_wrong_ones_fail(pool, 
         "Here is the plan:\n" + _plan(*_calls(shop_task)) + "\nDone.",
         "```json\n" + json.dumps(openai) + "\n```",
         json.dumps([{"name": n, "parameters": a} for n, a in _calls(shop_task)]),  # another common spelling
+        "\n".join(json.dumps({"name": n, "arguments": a}) for n, a in _calls(shop_task)),  # one call a line, no list
         _plan((find, find_args), ("list_orders", {"user_id": "$0.id"})),  # wrong tool
         _plan((find, find_args), (order, {k: v for k, v in order_args.items() if k != "quantity"})),  # missing
         _plan((find, find_args), (order, {**order_args, "quantity": order_args["quantity"] + 1})),  # wrong value
     ]
     rollouts = _grade(pool, shop_task, answers)
-    assert [r.passed for r in rollouts] == [True, True, True, False, False, False]
-    assert rollouts[0].reward.total > 1.0 and rollouts[3].reward.total == 0.0
-    missing = rollouts[4].result
+    assert [r.passed for r in rollouts] == [True, True, True, True, False, False, False]
+    assert rollouts[0].reward.total > 1.0 and rollouts[4].reward.total == 0.0
+    missing = rollouts[5].result
     assert missing.status is ExecStatus.FAILED and all(t.status is TestStatus.WRONG_ANSWER for t in missing.tests)
     assert "lacks the required argument 'quantity'" in missing.tests[0].error
-    assert rollouts[5].result.tests[0].got and "quantity" in rollouts[5].result.tests[0].got
+    assert rollouts[6].result.tests[0].got and "quantity" in rollouts[6].result.tests[0].got
 
 
 def test_a_plan_that_hard_codes_the_looked_up_id_fails_the_hidden_tests(pool, shop_task):
