@@ -14,7 +14,9 @@ from spade.kinds.base import Prompt, prompt_hash
 from spade.kinds.tool_call.simtools import TOOLS, definitions, offered
 from spade.records import Task
 
-PREFILL = "```json\n"
+# The prefill opens the list of calls: prefilling only the fence, the embedded 135M model copied the tool
+# definitions shown above it (0 of 80 samples answered with a call; /tmp figures in the kind's commit message).
+PREFILL = '```json\n[{"name": "'
 FENCE = "```"
 
 _SYSTEM = (
@@ -23,26 +25,29 @@ _SYSTEM = (
     "You are a careful agent: you call exactly the tools a request needs, with exact arguments.",
 )
 _FORMAT = (
-    'Answer with the calls to make, in order, as a JSON list in one ```json block: '
-    '[{"name": "<tool>", "arguments": {...}}]. '
+    'Answer with the calls to make, in order, as a JSON list in one ```json block, e.g. '
+    '[{"name": "kv_get", "arguments": {"key": "theme"}}]. '
     'To use a field of an earlier call\'s result, write the string "$N.field" as the argument value, where N '
-    'counts calls from 0: "$0.id" is the id in the first call\'s result, "$1.items.0.sku" the sku of the first item '
+    'counts calls from 0: "$0.id" is the id in the first call\'s result, "$1.events.0.id" the id of the first event '
     "in the second's. The last call's result is your answer."
 )
 PROMPT_VARIANTS = len(_SYSTEM)
 
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
+    """The tools as OpenAI tools-format JSON, one definition a line (not fenced: the answer's fence is the only
+    one), then the request and the answer format."""
     v = variant % PROMPT_VARIANTS
     names = [n for n in offered(task.signature) if n in TOOLS]
-    tools = "[\n" + ",\n".join(json.dumps(d) for d in definitions(names)) + "\n]"  # one tool a line: short
+    tools = "\n".join(json.dumps(d) for d in definitions(names))
     request = task.description.strip()
     if v == 0:
-        user = f"Tools:\n```json\n{tools}\n```\n\nRequest: {request}\n\n{_FORMAT}"
+        user = f"Tools (OpenAI tools format, one a line):\n{tools}\n\nRequest: {request}\n\n{_FORMAT}"
     elif v == 1:
-        user = f"{request}\n\nYou can call these tools (OpenAI tools format):\n```json\n{tools}\n```\n\n{_FORMAT}"
+        user = f"{request}\n\nYou can call these tools (OpenAI tools format, one a line):\n{tools}\n\n{_FORMAT}"
     else:
-        user = f"Request: {request}\n\nAvailable tools:\n```json\n{tools}\n```\n\n{_FORMAT} Reply with the JSON only."
+        user = (f"Request: {request}\n\nAvailable tools (OpenAI tools format, one a line):\n{tools}\n\n{_FORMAT} "
+                "Reply with the JSON only.")
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
     return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))
 

@@ -34,10 +34,10 @@ def _calls(task):
 def test_the_prompt_shows_the_tools_as_openai_json_and_the_reference_syntax(shop_task):
     prompt = build_prompt(shop_task)
     user = prompt.messages[-1]["content"]
-    tools = json.loads(user.split("```json\n")[1].split("\n```")[0])
+    tools = [json.loads(line) for line in user.split("one a line):\n")[1].split("\n\n")[0].splitlines()]
     assert {t["function"]["name"] for t in tools} == {n.strip() for n in shop_task.signature.split(",")}
     assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in tools)
-    assert shop_task.description in user and '"$0.id"' in user and prompt.prefill == "```json\n"
+    assert shop_task.description in user and '"$0.id"' in user and prompt.prefill == '```json\n[{"name": "'
     assert len({build_prompt(shop_task, v).hash for v in range(3)}) == 3
 
 
@@ -87,11 +87,11 @@ def test_extraction_takes_the_fenced_plan_or_a_bare_one():
     task = Task("t", "d", "kv_get", "tool_calls", 0.5, kind="tool_call")
     extract = kind_of(task).extract
 
-    assert extract(task, '[{"name": "kv_get", "arguments": {"key": "a"}}]\n```\nThat is all.') == \
-        '[{"name": "kv_get", "arguments": {"key": "a"}}]'
+    assert extract(task, 'kv_get", "arguments": {"key": "a"}}]\n```\nThat is all.') == \
+        '[{"name": "kv_get", "arguments": {"key": "a"}}]'  # continuing the prefill
     assert extract(task, 'Sure: [{"name": "kv_list"}] ok', prefilled=False) == '[{"name": "kv_list"}]'
     assert extract(task, '```\n{"name": "kv_list"}\n```', prefilled=False) == '{"name": "kv_list"}'
-    assert extract(task, "[{\"name\": \"kv_list\"", prefilled=True) == "[{\"name\": \"kv_list\""  # cut off: judged
+    assert extract(task, "kv_list\"}, {\"na", prefilled=True) == "[{\"name\": \"kv_list\"}, {\"na"  # cut off: judged
     assert extract(task, "no plan here", prefilled=False) == ""
 
 
