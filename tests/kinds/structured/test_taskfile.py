@@ -92,3 +92,12 @@ def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
     path.write_text(example)
     assert main(["validate", str(path)]) == 0
     assert "1 accepted" in capsys.readouterr().out
+
+
+def test_spade_exec_judges_a_document_file_for_a_structured_task(tmp_path, capsys, yaml_task):
+    task = _write(tmp_path, [yaml_task], "task.jsonl")
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(GOOD_YAML)
+    bad.write_text(GOOD_YAML.replace("max: 4", "max: 0"))
+    assert main(["exec", str(task), str(good)]) == 0
+    assert main(["exec", str(task), str(bad)]) == 1
