@@ -58,8 +58,9 @@ def test_the_grading_path_passes_right_fails_wrong_and_penalises_no_document(poo
     assert rollouts[1].reward.hardcoding_suspected
     assert "min" in hidden_fail.tests[2].got and "max" in hidden_fail.tests[2].got  # the judge says why
     assert rollouts[2].result.tests[0].status is TestStatus.WRONG_ANSWER and "80" in rollouts[2].result.tests[0].got
-    # A YAML scalar is a document, but not one of the schema's type.
-    assert rollouts[3].result.status is ExecStatus.FAILED
+    # Prose parses as a YAML scalar, but a document is a mapping or a list: a format failure.
+    assert rollouts[3].result.status is ExecStatus.SYNTAX_ERROR and "not a mapping" in rollouts[3].result.load_error
+    assert rollouts[3].reward.format_penalty == RewardConfig().format_penalty
     assert rollouts[5].result.status is ExecStatus.SYNTAX_ERROR and "JSON" in rollouts[5].result.load_error
     assert rollouts[5].reward.format_penalty == RewardConfig().format_penalty
     assert rollouts[0].reward.format_penalty == 0 and rollouts[0].result.cpu_time_s > 0

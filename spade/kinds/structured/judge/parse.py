@@ -2,7 +2,8 @@
 one sentence. Runs inside the sandbox; every bound below turns a hostile document into a verdict, not a hang.
 
 Bounds: size, nesting depth, node count after YAML aliases are expanded (billion laughs), the number of aliases,
-number magnitude (no 10**100000-digit ints, no inf/nan), duplicate keys, keys that are not strings (YAML reads
+number magnitude (no 10**100000-digit ints, no inf/nan), a document that is a bare scalar (prose reads as one
+in YAML), duplicate keys, keys that are not strings (YAML reads
 `on:` as a bool), tags beyond YAML's safe set and values that are not JSON data (dates, bytes, sets) are refused.
 """
 
@@ -32,6 +33,9 @@ def parse_document(text: str, fmt: str) -> Any:
     except RecursionError:
         raise Refused(f"the document is nested more than {MAX_DEPTH} levels deep") from None
     check_tree(data)
+    if type(data) not in (dict, list):  # prose is a valid YAML scalar: a document is a mapping or a list
+        shown = "nothing" if data is None else f"a single {type(data).__name__}"
+        raise Refused(f"the document is {shown}, not a mapping or a list")
     return data
 
 
