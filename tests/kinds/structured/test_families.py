@@ -47,6 +47,16 @@ def test_every_family_at_every_difficulty_validates_with_expected_values_from_th
                 assert case.expected is True
 
 
+def test_the_hidden_tests_always_hold_the_schema_and_every_implied_constraint(validated):
+    _, outcomes = validated
+    for task in (o.task for o in outcomes):
+        hidden = [case.args[0] for case in task.hidden_test_cases]
+        covered = hidden + [c for h in hidden if h["op"] == "all" for c in h["checks"]]
+        schema, *implied = task.params["implied"]
+        assert schema in hidden, task.task_id
+        assert all(c in covered for c in implied), task.task_id
+
+
 def test_the_reference_scores_one_on_the_grading_path(pool, validated):
     _, outcomes = validated
     tasks = [o.task for o in outcomes]

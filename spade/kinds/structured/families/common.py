@@ -41,13 +41,19 @@ def signature(fmt: str) -> str:
 
 
 class CheckFamily(Family):
-    """A family whose tests are drawn from the variant's check groups (knobs['checks']): random tests from all of
-    them, edge tests from knobs['implied'] (the schema first, then constraints the description only implies)."""
+    """A family whose tests are drawn from the variant's check groups. knobs['checks']: what the description states
+    outright; knobs['implied']: the schema first, then the constraints the description only implies (orders,
+    budgets, cross-field rules). Edge tests, which the hidden tests take first, are the schema and all implied
+    constraints in one group, so every task checks both whatever the test counts; random tests draw single groups
+    (stated or implied, never the schema) for a finer score."""
 
     kind = "structured"
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
-        return [rng.choice(list(knobs["checks"]) + list(knobs["implied"]))]
+        return [rng.choice(list(knobs["checks"]) + list(knobs["implied"][1:]))]
 
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
-        return [[c] for c in knobs["implied"]]
+        schema, *implied = knobs["implied"]
+        if len(implied) > 1:
+            implied = [{"op": "all", "checks": implied}, *implied]
+        return [[schema]] + [[c] for c in implied]
