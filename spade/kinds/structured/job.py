@@ -21,7 +21,7 @@ from spade.sandbox.program import ProgramJob, ProgramRun
 
 FORMATS = ("json", "yaml")
 MAX_DOCUMENT_CHARS = 64_000  # the judge's own bound (judge/parse.py MAX_CHARS); larger answers are refused unrun
-JUDGE_TIME_LIMIT_S = 5.0
+JUDGE_TIME_LIMIT_S = 10.0  # wall clock; the judge needs well under 1 s of CPU, but this machine can be loaded
 JUDGE_MEMORY_BYTES = 256 << 20
 MAX_REPLY_BYTES = 512 << 10
 MAX_VALUE_CHARS = 2_000

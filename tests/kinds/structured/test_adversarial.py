@@ -1,10 +1,9 @@
 """Hostile documents, judged through the real sandbox: every bomb is a verdict (a syntax error naming the bound),
-quickly, never a host crash or hang; and a judge reply that is missing or malformed is a verdict too."""
+in little CPU, never a host crash or hang; and a judge reply that is missing or malformed is a verdict too."""
 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 
 import pytest
@@ -59,49 +58,49 @@ HOSTILE_JSON = {
 
 
 def _judge(pool, task, answers):
-    started = time.monotonic()
-    results = kind_of(task).execute(pool, [(task, a) for a in answers])
-    return results, time.monotonic() - started
+    return kind_of(task).execute(pool, [(task, a) for a in answers])
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_YAML))
 def test_hostile_yaml_is_refused_as_a_syntax_error_naming_the_bound(pool, yaml_task, name):
     document, reason = HOSTILE_YAML[name]
-    [result], seconds = _judge(pool, yaml_task, [document])
+    [result] = _judge(pool, yaml_task, [document])
     assert result.status is ExecStatus.SYNTAX_ERROR, (result.status, result.load_error)
     assert reason in result.load_error, result.load_error
     assert all(t.status is TestStatus.NOT_RUN for t in result.tests)
-    assert seconds < 4.5  # well inside the judge's time limit: refused by a bound, not killed by the clock
+    # Refused by a bound, not killed by the clock (that would be a timeout), in little CPU: the kernel's measure,
+    # not the wall clock, which this shared machine's load stretches.
+    assert result.cpu_time_s < 1.5
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_JSON))
 def test_hostile_json_is_refused_as_a_syntax_error_naming_the_bound(pool, json_task, name):
     document, reason = HOSTILE_JSON[name]
-    [result], seconds = _judge(pool, json_task, [document])
+    [result] = _judge(pool, json_task, [document])
     assert result.status is ExecStatus.SYNTAX_ERROR, (result.status, result.load_error)
     assert reason in result.load_error, result.load_error
-    assert seconds < 4.5
+    assert result.cpu_time_s < 1.5
 
 
 @pytest.mark.parametrize("size", [10 * 1024 * 1024, 100_001])  # 10 MB; a 10**100000 literal
 def test_an_oversized_document_is_refused_on_the_host_without_running(pool, json_task, size):
     document = '{"port": ' + "1" * size + "}"
-    [result], seconds = _judge(pool, json_task, [document])
+    [result] = _judge(pool, json_task, [document])
     assert result.status is ExecStatus.SYNTAX_ERROR and "characters" in result.load_error
-    assert result.cpu_time_s == 0 and seconds < 1
+    assert result.cpu_time_s == 0 and result.wall_time_s == 0  # never sent to the sandbox
 
 
 def test_after_every_bomb_the_pool_still_judges_good_documents(pool, yaml_task, json_task):
     bombs = [d for d, _ in HOSTILE_YAML.values()]
-    results, _ = _judge(pool, yaml_task, [*bombs, GOOD_YAML])
+    results = _judge(pool, yaml_task, [*bombs, GOOD_YAML])
     assert results[-1].status is ExecStatus.PASSED
-    [good], _ = _judge(pool, json_task, [GOOD_JSON])
+    [good] = _judge(pool, json_task, [GOOD_JSON])
     assert good.status is ExecStatus.PASSED
 
 
 def test_yaml_merge_keys_and_a_few_aliases_are_ordinary_yaml(pool, yaml_task):
     document = "base: &b {min: 1, max: 4}\nname: web\nport: 8080\nlimits:\n  <<: *b\n  max: 5\n"
-    [result], _ = _judge(pool, yaml_task, [document])
+    [result] = _judge(pool, yaml_task, [document])
     # Not a syntax error: the document parses (the schema then refuses the extra key `base`).
     assert result.status is ExecStatus.FAILED and result.tests[1].status is TestStatus.PASSED
 
@@ -137,7 +136,7 @@ def test_a_missing_or_malformed_judge_reply_is_a_verdict(yaml_task, run, status)
 
 def test_a_document_at_the_bounds_is_judged_in_linear_time(pool, yaml_task):
     """About 11,500 values under 64,000 characters, with checks that compare every value with every other
-    (distinct, subset, start order): sets keep them linear, so the verdict comes well inside the time limit."""
+    (distinct, subset, start order): sets keep them linear, so the judge needs little CPU."""
     names = [f"s{i}" for i in range(2_300)]
     services = [{"n": n, "d": [names[i - 1]] if i else []} for i, n in enumerate(names)]
     document = json.dumps({"services": services}, separators=(",", ":"))
@@ -147,6 +146,6 @@ def test_a_document_at_the_bounds_is_judged_in_linear_time(pool, yaml_task):
               {"op": "ordered_deps", "items": ["services", "*"], "name": ["n"], "deps": ["d", "*"]}]
     task = replace(yaml_task, entry_point="json", test_cases=tuple(TestCase((c,), True) for c in checks),
                    hidden_test_cases=())
-    [result], seconds = _judge(pool, task, [document])
+    [result] = _judge(pool, task, [document])
     assert result.status is ExecStatus.PASSED, result
-    assert seconds < 4.5
+    assert result.cpu_time_s < 2.0
