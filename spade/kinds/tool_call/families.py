@@ -68,7 +68,7 @@ class Weather(ToolFamily):
         needed = ["get_weather", "get_humidity"] if difficulty > 0.5 else [call[0]]
         tools = offer(needed, difficulty, rng)
         return Variant(text, ", ".join(tools), ENTRY, plan(call),
-                       {"city": city, "n_tools": len(tools), "n_args": len(call[1]), "plan_length": 1,
+                       {"city": city, "tools": tools, "n_tools": len(tools), "n_args": len(call[1]), "plan_length": 1,
                         "dependent": False})
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
@@ -107,7 +107,7 @@ class KeyValue(ToolFamily):
         tools = offer(sorted({"kv_get", "kv_set", "kv_delete", "kv_list"} if difficulty > 0.5 else {c for c, _ in calls}),
                       difficulty, rng)
         return Variant(text, ", ".join(tools), ENTRY, plan(*calls),
-                       {"src": src, "dst": dst, "n_tools": len(tools), "n_args": max(len(a) for _, a in calls),
+                       {"src": src, "dst": dst, "tools": tools, "n_tools": len(tools), "n_args": max(len(a) for _, a in calls),
                         "plan_length": len(calls), "dependent": len(calls) > 1})
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
@@ -151,7 +151,7 @@ class Calendar(ToolFamily):
                 text = text[:-1] + ", and in its place " + f"put '{title}' in my calendar that day at {start}."
         tools = offer(sorted({c for c, _ in calls}), difficulty, rng)
         return Variant(text, ", ".join(tools), ENTRY, plan(*calls),
-                       {"date": date, "other_date": other, "n_tools": len(tools),
+                       {"date": date, "other_date": other, "tools": tools, "n_tools": len(tools),
                         "n_args": max(len(a) for _, a in calls), "plan_length": len(calls), "dependent": len(calls) > 1})
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
@@ -195,7 +195,7 @@ class Shop(ToolFamily):
                 text += " Then show me all of their orders."
         tools = offer(sorted({c for c, _ in calls}), difficulty, rng)
         return Variant(text, ", ".join(tools), ENTRY, plan(*calls),
-                       {"email": email, "sku": sku, "n_tools": len(tools), "n_args": max(len(a) for _, a in calls),
+                       {"email": email, "sku": sku, "tools": tools, "n_tools": len(tools), "n_args": max(len(a) for _, a in calls),
                         "plan_length": len(calls), "dependent": len(calls) > 1})
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
@@ -227,7 +227,7 @@ class Convert(ToolFamily):
         tools = offer(sorted({c for c, _ in calls} | ({"convert_units", "convert_currency"} if difficulty > 0.5 else set())),
                       difficulty, rng)
         return Variant(text, ", ".join(tools), ENTRY, plan(*calls),
-                       {"sku": sku, "email": "ana@example.com", "n_tools": len(tools),
+                       {"sku": sku, "email": "ana@example.com", "tools": tools, "n_tools": len(tools),
                         "n_args": max(len(a) for _, a in calls), "plan_length": len(calls), "dependent": len(calls) > 1})
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:

@@ -38,7 +38,7 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
     """The tools as OpenAI tools-format JSON, one definition a line (not fenced: the answer's fence is the only
     one), then the request and the answer format."""
     v = variant % PROMPT_VARIANTS
-    names = [n for n in offered(task.signature) if n in TOOLS]
+    names = [n for n in offered(task.signature, task.params) if n in TOOLS]
     tools = "\n".join(json.dumps(d) for d in definitions(names))
     request = task.description.strip()
     if v == 0:

@@ -70,7 +70,7 @@ def execute(pool: Any, items: Sequence[tuple[Task, str]], on_done: Callable[[int
             if on_done is not None:
                 on_done(i)
             continue
-        future = pool.submit_program(judge_job(offered(task.signature), [answer], [c.args[0] if c.args else None
+        future = pool.submit_program(judge_job(offered(task.signature, task.params), [answer], [c.args[0] if c.args else None
                                                                                 for c in task.all_tests], [0]))
         if on_done is not None:
             future.add_done_callback(lambda _f, i=i: on_done(i))

@@ -240,8 +240,12 @@ TOOLS: dict[str, tuple[dict[str, Any], Callable[[dict, dict], Any]]] = {
 }
 
 
-def offered(signature: str) -> list[str]:
-    """The tool names a task offers: its `signature`, comma-separated."""
+def offered(signature: str, params: dict | None = None) -> list[str]:
+    """The tool names a task offers: `params["tools"]` when it is a list (the ground truth exported for outside
+    trainers carries params, not the signature), else the `signature`, comma-separated."""
+    listed = (params or {}).get("tools")
+    if isinstance(listed, list):
+        return [name for name in listed if isinstance(name, str)]
     return [name.strip() for name in signature.split(",") if name.strip()]
 
 

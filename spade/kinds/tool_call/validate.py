@@ -50,9 +50,9 @@ def _validate(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig,
             outcomes[i] = ValidationOutcome(True, task, notes=("static_only: no reference_solution to run",),
                                             task_id=task.task_id)
         else:
-            plans = [task.reference_solution, *mutant_plans(task.reference_solution, offered(task.signature),
+            plans = [task.reference_solution, *mutant_plans(task.reference_solution, offered(task.signature, task.params),
                                                             cfg.max_mutants)]
-            job = judge_job(offered(task.signature), plans, [c.args[0] for c in task.all_tests], [0])
+            job = judge_job(offered(task.signature, task.params), plans, [c.args[0] for c in task.all_tests], [0])
             pending.append((i, plans, pool.submit_program(job)))
     for i, plans, future in pending:
         outcomes[i] = _judged(tasks[i], plans, future.result(), cfg, stated)
@@ -60,12 +60,19 @@ def _validate(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig,
 
 
 def static_problems(task: Task) -> list[Problem]:
-    names = offered(task.signature)
+    names = offered(task.signature, task.params)
     unknown = [n for n in names if n not in TOOLS]
+    listed = task.params.get("tools")
+    if listed is not None and (not isinstance(listed, list) or not all(isinstance(n, str) for n in listed)):
+        return [Problem("unknown_tool", f"params.tools = {str(listed)[:80]} must be a list of tool names")]
     if not names or unknown or len(set(names)) != len(names):
-        return [Problem("unknown_tool", f"signature {task.signature[:80]!r} must name the offered tools, comma-"
-                        f"separated, each once, from: {', '.join(TOOLS)}" + (f" ({unknown[0][:40]!r} is not one)"
-                                                                            if unknown else ""))]
+        where = "params.tools" if listed is not None else f"signature {task.signature[:80]!r}"
+        return [Problem("unknown_tool", f"{where} must name the offered tools, each once, from: {', '.join(TOOLS)}"
+                        + (f" ({unknown[0][:40]!r} is not one)" if unknown else ""))]
+    in_signature = offered(task.signature)
+    if listed is not None and in_signature and set(in_signature) <= set(TOOLS) and in_signature != names:
+        return [Problem("tools_mismatch", f"signature {task.signature[:80]!r} and params.tools {names} name "
+                        "different tools; give them once (params.tools wins)")]
     for k, case in enumerate(task.all_tests):
         if len(case.args) != 1 or not isinstance(case.args[0], dict):
             return [Problem("bad_state", f"test {k}'s input must be [state], one JSON object (sections weather, kv, "

@@ -34,13 +34,13 @@ def test_every_family_drafts_tasks_validation_accepts_with_expected_values_from_
     for draft, outcome in zip(drafts, outcomes):
         assert outcome.accepted, (draft.task_id, outcome.reasons, outcome.details)
         task = outcome.task
-        assert task.kind == "tool_call" and set(offered(task.signature)) <= set(TOOLS)
+        assert task.kind == "tool_call" and set(offered(task.signature, task.params)) <= set(TOOLS)
         assert outcome.kill_ratio is not None and outcome.kill_ratio >= GenerationConfig().mutant_kill_ratio
         assert len(task.test_cases) == 3 and len(task.hidden_test_cases) >= 1
         assert all(set(c.expected) == {"answer", "state"} for c in task.all_tests)
     # The expected values are what the judge gives for the reference on each state, run again here.
     task = outcomes[-1].task
-    run = pool.run_program(judge_job(offered(task.signature), [task.reference_solution],
+    run = pool.run_program(judge_job(offered(task.signature, task.params), [task.reference_solution],
                                      [c.args[0] for c in task.all_tests], [0]))
     assert decode_reply(run, 1, len(task.all_tests))[0]["outcomes"] == [c.expected for c in task.all_tests]
 

@@ -92,3 +92,23 @@ def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
     # Its hidden test has another user id: without it, hard-coding the id of the shown test would pass everything.
     assert main(["validate", _write(tmp_path, {**example, "hidden_test_cases": []})]) == 1
     assert "weak_tests" in capsys.readouterr().out
+
+
+def test_params_tools_name_the_offered_tools_and_must_agree_with_a_signature_listing_them(tmp_path, capsys):
+    listed = _broken(params={"tools": ["get_weather", "get_humidity", "kv_get"]}, signature="Tools: see params.")
+    assert main(["validate", _write(tmp_path, listed)]) == 0
+    capsys.readouterr()
+    assert main(["validate", _write(tmp_path, _broken(params={"tools": ["get_weather"]}))]) == 1
+    assert "tools_mismatch" in capsys.readouterr().out
+    assert main(["validate", _write(tmp_path, _broken(params={"tools": "get_weather"}))]) == 1
+    assert "unknown_tool" in capsys.readouterr().out
+
+
+def test_a_task_rebuilt_from_exported_ground_truth_grades_by_its_offered_tools(pool, shop_task):
+    from spade.export.reward_fn import score_answer
+    from spade.groundtruth import ground_truth
+
+    truth = ground_truth(shop_task)
+    right = "```json\n" + shop_task.reference_solution + "\n```"
+    assert score_answer(right, truth, prefilled=False) > 1.0
+    assert score_answer("```json\n[]\n```", truth, prefilled=False) < 0
