@@ -153,3 +153,20 @@ def test_spade_exec_judges_an_answer_file_for_a_math_task(tmp_path, capsys):
     assert exec_command(str(task_file), str(tmp_path / "right.txt"), True, cfg) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "passed"
     assert exec_command(str(task_file), str(tmp_path / "wrong.txt"), True, cfg) == 1
+
+
+def test_a_math_file_without_references_is_checked_statically(tmp_path):
+    bare = {**task_to_dict(QUARTER), "task_id": "bare"}
+    del bare["reference_solution"]
+    broken = {**bare, "task_id": "bare_broken", "test_cases": [{"input": [1], "expected": 3}]}
+    code, text = _validate_file(tmp_path, [bare, broken])
+    assert code == 1 and "static_only" in text and "tests_shape" in text
+    assert "1 accepted, 1 rejected" in text
+
+
+def test_every_prompt_variant_asks_for_the_answer_line_and_states_the_form():
+    for variant in range(3):
+        prompt = build_prompt(SQUARE, variant)
+        user = prompt.messages[-1]["content"]
+        assert "Answer:" in user and "expanded polynomial in x" in user and "Expand (x + 1)^2." in user
+    assert len({build_prompt(SQUARE, v).hash for v in range(3)}) == 3
