@@ -170,3 +170,22 @@ def test_every_prompt_variant_asks_for_the_answer_line_and_states_the_form():
         user = prompt.messages[-1]["content"]
         assert "Answer:" in user and "expanded polynomial in x" in user and "Expand (x + 1)^2." in user
     assert len({build_prompt(SQUARE, v).hash for v in range(3)}) == 3
+
+
+@pytest.mark.slow  # builds the suite and starts the CLI's own pool: about a minute on 2 loaded cores
+def test_spade_eval_grades_samples_on_the_heldout_math_suite_by_name(tmp_path, monkeypatch, capsys):
+    from spade.cli import main
+    from spade.evaluate import heldout
+    from spade.evaluate.suites import load_suite, suite_names
+
+    assert {"heldout-math", "heldout-math-dev"} <= set(suite_names())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(heldout, "KIND_DRAFTS_PER_FAMILY", 2)
+    tasks = load_suite("heldout-math")
+    assert tasks and {t.kind for t in tasks} == {"math"}
+    samples = tmp_path / "samples.jsonl"
+    lines = [{"task_id": t.task_id, "completion": f"Answer: {t.reference_solution}"} for t in tasks[:2]]
+    lines.append({"task_id": tasks[2].task_id, "completion": "Answer: __import__('os')"})
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["eval", "--suite", "heldout-math", "--samples", str(samples)]) == 0
+    assert "0.667" in capsys.readouterr().out
