@@ -7,6 +7,7 @@ them equal). The write-up's §4.1 keys and §5.3 table are all here, under the w
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from spade.errors import ConfigError
 from spade.jsonfile import short
+from spade.records import PYTHON_FUNCTION
 
 
 class _Section(BaseModel):
@@ -136,7 +138,13 @@ class GenerationConfig(_Section):
     proposer_temperature: float = Field(0.9, ge=0, le=2)
     proposer_max_tokens: int = Field(384, ge=32, le=8192)
     families: list[str] = Field(default_factory=list)
-    """Procedural families to draw from; empty means every registered family."""
+    """Procedural families to draw from; empty means every family of the kinds in `kinds`."""
+    kinds: dict[str, float] = Field(default_factory=lambda: {PYTHON_FUNCTION: 1.0})
+    """The mix of task kinds drawn when `families` is empty: kind name -> weight (>= 0, at least one > 0). Each
+    fresh task draws a kind by weight, then one of that kind's families (the kinds: spade/kinds/, README "Task
+    kinds"). On the command line `--set generation.kinds.program=1` sets one kind's weight and keeps
+    the others (python_function 1.0 by default: half programs); `--set 'generation.kinds={program: 1}'` replaces
+    the mix."""
     tasks_per_iteration: int = Field(8, ge=1, le=100000)
     public_tests: int = Field(3, ge=1, le=100)
     hidden_tests: int = Field(5, ge=1, le=1000)
@@ -162,6 +170,11 @@ class GenerationConfig(_Section):
     """A procedural task that turns out a duplicate is retried, in the next attempt, as a variant composed with
     another family's transform (spade.generate.compose): a family's supply of distinct tasks is finite, its
     compositions multiply it."""
+
+    @field_validator("kinds")
+    @classmethod
+    def _kinds(cls, v: dict[str, float]) -> dict[str, float]:
+        return check_kind_mix(v)
 
 
 class SamplingConfig(_Section):
@@ -461,6 +474,28 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
+def check_kind_mix(mix: dict[str, float]) -> dict[str, float]:
+    """A kind mix is registered kinds with finite weights >= 0, at least one > 0, each weighted kind having
+    families to draw from. Only a mix naming another kind than Python functions loads the kinds' registry."""
+    bad = [(k, w) for k, w in mix.items() if not (math.isfinite(w) and w >= 0)]
+    if bad:
+        raise ValueError(f"kind '{bad[0][0]}' has weight {bad[0][1]}; weights are finite numbers >= 0")
+    if not any(w > 0 for w in mix.values()):
+        raise ValueError(f"give at least one kind a weight > 0, e.g. {{{PYTHON_FUNCTION}: 1.0}}")
+    if any(k != PYTHON_FUNCTION for k in mix):
+        from spade.registry import FAMILIES, KINDS  # the plug-ins register on this first lookup
+
+        known = KINDS.names()
+        unknown = [k for k in mix if k not in known]
+        if unknown:
+            raise ValueError(f"unknown task kind '{unknown[0]}'; known kinds: {', '.join(known)}")
+        drawable = {FAMILIES.get(name).kind for name in FAMILIES.names()}
+        empty = [k for k, w in mix.items() if w > 0 and k not in drawable]
+        if empty:
+            raise ValueError(f"kind '{empty[0]}' has no registered families to draw from; give it weight 0")
+    return mix
+
+
 MAX_CONFIG_BYTES = 1 << 20  # a full config is a few KB; anything this large is the wrong file
 
 
@@ -475,13 +510,29 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     for dotted, value in (overrides or {}).items():
         node = data
         *parents, leaf = dotted.split(".")
-        for key in parents:
-            node = node.setdefault(key, {})
+        for depth, key in enumerate(parents):
+            if key not in node:  # a map-valued key (generation.kinds) starts from its default: --set adds to it
+                node[key] = _default_map(parents[: depth + 1])
+            node = node[key]
             if not isinstance(node, dict):
                 raise ConfigError(f"{path}: section '{key}' = {short(node)} must be a mapping of keys, "
                                   f"e.g. {key}: {{{leaf}: ...}}")
         node[leaf] = value
     return config_from_dict(data, source=str(path) if path else "config")
+
+
+def _default_map(path: list[str]) -> dict[str, Any]:
+    """A copy of the default of the map-valued key at `path` (e.g. generation.kinds); {} for a section or others."""
+    model: Any = SpadeConfig
+    for depth, key in enumerate(path):
+        field = model.model_fields.get(key) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return {}
+        if depth == len(path) - 1:
+            default = field.get_default(call_default_factory=True)
+            return dict(default) if isinstance(default, dict) else {}
+        model = field.annotation
+    return {}
 
 
 def read_yaml_mapping(p: Path) -> dict[str, Any]:

@@ -176,7 +176,7 @@ class Environment:
                 pool = self._pool
             self._refresh_dedup(store)
             llm = cfg.generation.proposer == "llm"
-            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families)]
+            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
             gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
             engine = Engine(cfg=cfg.model_copy(update={"generation": gen}), store=store, pool=pool, policy=None,
                             trainer=None, controller=self.controller(), dedup=self._dedup, eval_tasks=[],
@@ -365,7 +365,7 @@ def _controller(cfg: SpadeConfig, state: dict[str, Any]) -> Any:
     if state.get("controller"):
         return Controller.from_state(cfg.evolution, state["controller"])
     llm = cfg.generation.proposer == "llm"
-    return Controller(cfg.evolution, [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families)])
+    return Controller(cfg.evolution, [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)])
 
 
 def _reserved(cfg: SpadeConfig) -> list[Task]:

@@ -6,6 +6,8 @@ The built-in families (spade/generate/families/) register themselves on first lo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from spade.generate.family import Family
 from spade.records import PYTHON_FUNCTION
 from spade.registry import FAMILIES
@@ -24,9 +26,10 @@ def family_names() -> list[str]:
     return FAMILIES.names()
 
 
-def resolve_families(names: list[str] | tuple[str, ...]) -> list[Family]:
-    """The families a config asks for; an empty list means every registered Python function family (families of
-    other task kinds are drawn only when named)."""
+def resolve_families(names: list[str] | tuple[str, ...], kinds: Mapping[str, float] | None = None) -> list[Family]:
+    """The families a config asks for: those named; else every family of the kinds weighted above 0 in `kinds`
+    (generation.kinds; every Python function family when None)."""
     if names:
         return [get_family(n) for n in names]
-    return [f for f in map(get_family, family_names()) if f.kind == PYTHON_FUNCTION]
+    wanted = {PYTHON_FUNCTION} if kinds is None else {k for k, w in kinds.items() if w > 0}
+    return [f for f in map(get_family, family_names()) if f.kind in wanted]

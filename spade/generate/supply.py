@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller, choose_replay
 from spade.generate.procedural import draft_task
+from spade.generate.registry import get_family
 from spade.records import PYTHON_FUNCTION, AuditEntry, Rejection, Task, TaskDraft
 from spade.seeding import seeded
 from spade.store import IterationWrite, RunStore
@@ -82,16 +83,32 @@ class TaskSupply:
         return accepted
 
     def _procedural(self, count: int, first_index: int, rng: random.Random) -> list[TaskDraft]:
-        """Drafts from families drawn by the controller's weights, each at its family's difficulty."""
+        """Drafts from families drawn by the controller's weights, each at its family's difficulty; with a mix of
+        kinds (generation.kinds), a kind is drawn by its weight first, then a family of it."""
         gen = self.cfg.generation
         weights = self.controller.family_weights()
         names = sorted(self.families)
+        mix = self._kind_mix(names)
         drafts = []
         for slot in range(count):
-            family = rng.choices(names, weights=[weights.get(n, 1.0) for n in names])[0]
+            among = names if mix is None else mix[rng.choices(sorted(mix), [gen.kinds[k] for k in sorted(mix)])[0]]
+            family = rng.choices(among, weights=[weights.get(n, 1.0) for n in among])[0]
             drafts.append(draft_task(family, self.controller.difficulty(family), self.cfg.run.seed,
                                      first_index + slot, gen.public_tests, gen.hidden_tests))
         return drafts
+
+    def _kind_mix(self, names: list[str]) -> dict[str, list[str]] | None:
+        """Families per weighted kind, when families were not named and more than one kind is weighted (with one
+        kind the draws are exactly those of a run without a mix)."""
+        gen = self.cfg.generation
+        if gen.families:
+            return None
+        by_kind: dict[str, list[str]] = {}
+        for name in names:
+            kind = get_family(name).kind
+            if gen.kinds.get(kind, 0) > 0:
+                by_kind.setdefault(kind, []).append(name)
+        return by_kind if len(by_kind) > 1 else None
 
     def _validate(self, drafts: list[TaskDraft], seeds: dict[str, Task]) -> list[ValidationOutcome]:
         from spade.kinds import validate_drafts

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from spade.curriculum.by_kind import COLUMNS, GroupRow, kind_rows, row_cells
 from spade.curriculum.calibration import calibration
 from spade.pipeline.rundir import HEARTBEAT_NAME
 from spade.store import RunStore
@@ -34,6 +35,7 @@ class RunSummary:
     """The latest evaluation of each suite (the reported split and the gate's dev split are separate suites)."""
     curve: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, pass rate, mean reward)
     calibration: list[dict] = field(default_factory=list)  # per family / proposer: claimed vs measured difficulty
+    by_kind: list[dict] = field(default_factory=list)  # per task kind, then its families: pass rate and difficulty
     heartbeat: dict | None = field(default=None)
 
 
@@ -42,6 +44,7 @@ def summarise(store: RunStore) -> RunSummary:
     state = store.state_after(last) if last >= 0 else {}
     families = state.get("controller", {}).get("families", {})
     counts = run_counts(store)
+    outcomes = task_outcomes(store)
     return RunSummary(
         iterations=last + 1,
         tasks_accepted=counts["tasks_accepted"],
@@ -59,7 +62,8 @@ def summarise(store: RunStore) -> RunSummary:
         last_evals=latest_evals(store),
         curve=pass_curve(store),
         heartbeat=_heartbeat(store.run_dir / HEARTBEAT_NAME),
-        calibration=[asdict(r) for r in calibration(task_outcomes(store))],
+        calibration=[asdict(r) for r in calibration(outcomes)],
+        by_kind=[asdict(r) for r in kind_rows(outcomes, {f: s["difficulty"] for f, s in families.items()})],
     )
 
 
@@ -104,9 +108,21 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
         hist = " → ".join(f"{d:.2f}" for d in s.difficulty_history[fam])
         t.add_row(f"difficulty {fam}", f"{diff:.2f}  ({hist})")
     console.print(t)
+    if s.by_kind:
+        console.print(kind_table_view(s.by_kind))
     if s.calibration:
         console.print(calibration_table_view(s.calibration))
     return 0
+
+
+def kind_table_view(rows: list[dict]) -> Table:
+    """Pass rate and difficulty per task kind (bold), then per family of it (GroupRow fields, as dicts)."""
+    t = Table(title="pass rate and difficulty per kind and family")
+    for i, name in enumerate(COLUMNS):
+        t.add_column(name, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for r in rows:
+        t.add_row(*row_cells(GroupRow(**r)), style="bold" if r["family"] is None else None)
+    return t
 
 
 def calibration_table_view(rows: list[dict]) -> Table:

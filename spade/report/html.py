@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spade.audit import FINDINGS
+from spade.curriculum.by_kind import COLUMNS, kind_rows, row_cells
 from spade.curriculum.calibration import calibration
 from spade.report.plots import FIGURES, to_png
 from spade.store.views import RunView
@@ -128,12 +129,25 @@ def calibration_section(view: RunView) -> str:
         ("group", "tasks", "rollouts", "mean abs. error", "bias", "rank corr."), rows)
 
 
+def kind_section(view: RunView) -> str:
+    """Pass rate and difficulty per task kind, then per family of it."""
+    targets = {name: series[-1][1] for name in view.families() if (series := view.metrics[f"difficulty/{name}"])}
+    rows = kind_rows(view.tasks, targets)
+    if not rows:
+        return ""
+    intro = ("<p>Share of rollouts that passed, mean claimed difficulty of the tasks attempted, and the "
+             "controller's target difficulty now (a kind's: the mean over its families).</p>")
+    cells = [(r.kind if r.family is None else f"{r.kind} / {r.family}", *row_cells(r)[1:]) for r in rows]
+    return "<h2>Per kind and family</h2>" + intro + _table(COLUMNS, cells)
+
+
 def render(view: RunView, diagnoses: Sequence[Diagnosis] | None = None) -> str:
     """The whole report as one HTML document."""
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     body = "".join((
         f"<h1>SPADE run report</h1><p class='sub'>{_e(view.run_dir)} · generated {_e(stamp)}</p>",
-        summary_section(view), diagnosis_section(diagnoses), figure_section(view), calibration_section(view),
+        summary_section(view), diagnosis_section(diagnoses), figure_section(view), kind_section(view),
+        calibration_section(view),
         rollback_section(view), audit_section(view),
     ))
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>SPADE report</title>"

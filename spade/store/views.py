@@ -27,6 +27,7 @@ class TaskOutcome:
     attempts: int
     passed: int
     proposer: str = "procedural"  # provenance source, with the LLM proposer's mode: "llm:code_first"
+    kind: str = "python_function"  # the task kind (spade.kinds)
 
     @property
     def measured(self) -> float:
@@ -123,11 +124,12 @@ def task_outcomes(store: RunStore) -> tuple[TaskOutcome, ...]:
     rows = store.query(
         "SELECT t.task_id, COALESCE(t.family, 'external'), t.difficulty, COUNT(e.candidate_id),"
         " COALESCE(SUM(e.status = 'passed'), 0), COALESCE(json_extract(t.json, '$.provenance.source'), 'file'),"
-        " json_extract(t.json, '$.provenance.mode') FROM tasks t JOIN candidates c ON c.task_id = t.task_id"
+        " json_extract(t.json, '$.provenance.mode'), COALESCE(json_extract(t.json, '$.kind'), 'python_function')"
+        " FROM tasks t JOIN candidates c ON c.task_id = t.task_id"
         " JOIN executions e ON e.candidate_id = c.candidate_id GROUP BY t.task_id ORDER BY t.rowid"
     )
-    return tuple(TaskOutcome(tid, fam, float(d), int(n), int(p), f"{src}:{mode}" if mode else str(src))
-                 for tid, fam, d, n, p, src, mode in rows)
+    return tuple(TaskOutcome(tid, fam, float(d), int(n), int(p), f"{src}:{mode}" if mode else str(src), str(kind))
+                 for tid, fam, d, n, p, src, mode, kind in rows)
 
 
 def _diversity(store: RunStore) -> Series:
