@@ -176,7 +176,8 @@ class Environment:
                 pool = self._pool
             self._refresh_dedup(store)
             llm = cfg.generation.proposer == "llm"
-            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
+            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families,
+                                                                             cfg.generation.kinds)]
             gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
             engine = Engine(cfg=cfg.model_copy(update={"generation": gen}), store=store, pool=pool, policy=None,
                             trainer=None, controller=self.controller(), dedup=self._dedup, eval_tasks=[],
@@ -365,7 +366,8 @@ def _controller(cfg: SpadeConfig, state: dict[str, Any]) -> Any:
     if state.get("controller"):
         return Controller.from_state(cfg.evolution, state["controller"])
     llm = cfg.generation.proposer == "llm"
-    return Controller(cfg.evolution, [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)])
+    families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
+    return Controller(cfg.evolution, families)
 
 
 def _reserved(cfg: SpadeConfig) -> list[Task]:

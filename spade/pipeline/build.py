@@ -27,7 +27,8 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     from spade.train.gate import EvalGate
 
     llm_tasks = cfg.generation.proposer == "llm"
-    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
+    gen = cfg.generation
+    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds)]
     last = store.last_iteration()
     state = store.state_after(last) if last >= 0 else {}
     controller = (
