@@ -143,3 +143,14 @@ def test_the_readme_shows_the_example_program_task_file():
     section = readme.split("### program\n", 1)[1].split("\n### ", 1)[0]
     block = section.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads(EXAMPLE.read_text())
+
+
+def test_spade_exec_runs_a_program_answer_on_a_program_task(tmp_path, capsys):
+    from spade.cli import main
+
+    right, wrong = tmp_path / "right.py", tmp_path / "wrong.py"
+    right.write_text(SUM_MAX)
+    wrong.write_text(WRONG)
+    assert main(["exec", str(EXAMPLE), str(right)]) == 0
+    assert main(["exec", str(EXAMPLE), str(wrong), "--json"]) == 1
+    assert '"status": "wrong_answer"' in capsys.readouterr().out
