@@ -18,7 +18,7 @@ from spade.errors import ModelError
 from spade.kinds.python_function.extract import extract_code
 from spade.policy.model_files import resolve_dtype
 from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
-from spade.records import Completion, Task
+from spade.records import PYTHON_FUNCTION, Completion, Task
 
 ProgressFn = Callable[[int, int], None]
 
@@ -99,7 +99,11 @@ class EmbeddedPolicy:
         return render_chat(self.tokenizer, build_prompt(task, variant))
 
     def training_target(self, task: Task, completion: str) -> str:
-        """What training teaches after the prompt: the extracted code, then a closing fence (see spade.train.rft)."""
+        """What training teaches after the prompt: for a Python function task the extracted code, then a closing
+        fence (see spade.train.rft); for other kinds the completion as sampled (it continues the kind's own prefill,
+        and the Python extractor would cut a program, a query or an answer line)."""
+        if task.kind != PYTHON_FUNCTION:
+            return completion
         code = extract_code(completion, task.entry_point)
         return (code.rstrip("\n") + FENCE_CLOSE) if code else completion
 

@@ -103,3 +103,14 @@ def test_the_embedded_model_copies_a_hint_into_a_passing_answer(pool):
     assert not any(r.passed for r in rollouts)
     found = rationalize(policy, grader, [ZORB], rollouts, n=4, temperature=0.8, seed=0)
     assert found.solved == 1 and found.samples
+
+
+def test_training_targets_of_other_kinds_are_the_completion_as_sampled():
+    """The Python extractor would cut a program or an answer line; other kinds train on what was sampled."""
+    from spade.policy.embedded import EmbeddedPolicy
+
+    policy = EmbeddedPolicy()  # the model is not loaded for this
+    program = replace(ZORB, kind="program", entry_point="")
+    text = "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n```"
+    assert policy.training_target(program, text) == text
+    assert policy.training_target(ZORB, PLAIN + "```\nprose").endswith("return n * 7 + 3\n```")
