@@ -85,6 +85,7 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
 def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
     """Sample N solutions per task, then grade each (extract, screen, execute, reward) on the one grading path."""
     cfg = e.cfg
+    e.rationales = ()  # an iteration's rationales are for its own update only
     if not tasks:
         return []
     started = time.perf_counter()
@@ -110,7 +111,9 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
     for this iteration's update (spade.train.rationalize). They are not rollouts: neither stored as candidates nor
     seen by the controller, which measures the policy without hints."""
     cfg = e.cfg
-    if not cfg.training.rationalize or cfg.training.update_method != "rft" or e.trainer is None:
+    training = cfg.training
+    updates_now = w.iteration % training.update_every == training.update_every - 1  # as `update` decides
+    if not training.rationalize or training.update_method != "rft" or e.trainer is None or not updates_now:
         return ()
     from spade.train.rationalize import rationalize
 
