@@ -25,7 +25,7 @@ from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
 from spade.curriculum import EXTERNAL
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunStore, TaskUse
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
@@ -184,12 +184,12 @@ class Environment:
                             families=families, proposer=_proposer(cfg) if llm else None)
             w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
             make_tasks(engine, w)
-            fresh = [t for t, origin in w.tasks if origin == "generated"]
+            fresh = w.tasks_of("generated")
             iteration, stored, self._dedup_rowid = store.add_drawn(
                 self._dedup_rowid, lambda newer: self._accept(fresh, newer), w.rejections, w.audit)
         with self._lock:
             self._tasks.update((t.task_id, t) for t in stored)
-        replayed = [Drawn(t, "replay", iteration) for t, origin in w.tasks if origin == "replay"]
+        replayed = [Drawn(t, "replay", iteration) for t in w.tasks_of("replay")]
         return [Drawn(t, "generated", iteration) for t in stored] + replayed
 
     def draw_some(self, count: int | None = None, attempts: int = 3) -> list[Drawn]:
@@ -326,9 +326,9 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[st
     stored = store.stored(sorted(by_task))
     for task_id, (task, wins) in by_task.items():
         if task_id not in stored:  # a task of the caller's own, graded with score(Task, ...): stored with its use
-            w.tasks.append((task, "generated"))
+            w.tasks.append(IterationTask(task, "generated"))
         else:
-            w.task_uses.append((task_id, "replay" if task_id in seen else "generated"))
+            w.task_uses.append(TaskUse(task_id, "replay" if task_id in seen else "generated"))
         controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
     w.decisions = controller.maybe_adjust()
     w.metrics = _metrics(store, iteration, w, controller)
@@ -345,7 +345,7 @@ def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any
                          " (SELECT COUNT(*) FROM rejections WHERE iteration = ?)", (iteration, iteration))[0]
     m: dict[str, float] = {
         "tasks_accepted": float(counts[0] + len(w.tasks)),
-        "tasks_replayed": float(sum(origin == "replay" for _, origin in w.task_uses)),
+        "tasks_replayed": float(sum(u.origin == "replay" for u in w.task_uses)),
         "tasks_rejected": float(counts[1]),
         "rollouts": float(n),
         "pass_rate": sum(r.passed for r in rollouts) / n,

@@ -20,7 +20,7 @@ from spade.generate.procedural import draft_task
 from spade.generate.registry import get_family
 from spade.records import PYTHON_FUNCTION, AuditEntry, Rejection, Task, TaskDraft
 from spade.seeding import seeded
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunStore
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex
@@ -53,7 +53,7 @@ class TaskSupply:
         replay_ids = choose_replay(history, n_replay, rng, exclude=set())
         accepted = self._fresh(w, gen.tasks_per_iteration - len(replay_ids), rng)
         replayed = [self.store.task(t) for t in replay_ids]
-        w.tasks.extend((t, "replay") for t in replayed)
+        w.tasks.extend(IterationTask(t, "replay") for t in replayed)
         return accepted + replayed
 
     def _fresh(self, w: IterationWrite, wanted: int, rng: random.Random) -> list[Task]:
@@ -142,7 +142,7 @@ class TaskSupply:
                 continue
             self.dedup.add(outcome.task)
             accepted.append(outcome.task)
-            w.tasks.append((outcome.task, "generated"))
+            w.tasks.append(IterationTask(outcome.task, "generated"))
             source = outcome.task.provenance.get("source", "procedural")
             w.audit.append(AuditEntry("task", outcome.task.task_id, f"{source}:{outcome.task.family}", "", "accepted"))
 

@@ -94,8 +94,8 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
 def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, float]:
     n = len(rollouts)
     m: dict[str, float] = {
-        "tasks_accepted": sum(1 for _, origin in w.tasks if origin == "generated"),
-        "tasks_replayed": sum(1 for _, origin in w.tasks if origin == "replay"),
+        "tasks_accepted": len(w.tasks_of("generated")),
+        "tasks_replayed": len(w.tasks_of("replay")),
         "tasks_rejected": len(w.rejections),
         "rollouts": n,
         "pass_rate": sum(r.passed for r in rollouts) / n if n else 0.0,
@@ -106,7 +106,7 @@ def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list[Rollou
         "tokens_per_s": float(getattr(e.policy, "last_tokens_per_s", 0.0)),
         "executions_per_s": n / e.timings["execute"] if e.timings.get("execute") else 0.0,
     }
-    proposed = {t.task_id for t, _ in w.tasks if t.provenance.get("source") == "llm"}
+    proposed = {t.task_id for t in w.all_tasks if t.provenance.get("source") == "llm"}
     if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
         rates = {tid: [r.passed for r in rollouts if r.task_id == tid] for tid in proposed}
         scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]

@@ -159,13 +159,13 @@ def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
     if cfg.update_method == "grpo":
         if not w.tasks:
             return UpdateResult(skipped="no tasks this iteration")
-        tasks = [t for t, _ in w.tasks]
+        tasks = w.all_tasks
         result = e.trainer.update(UpdateBatch(seed, w.iteration, tasks=tuple(tasks)))
         record_rollouts(e, w, tasks, list(result.rollouts))
     elif cfg.update_method == "dpo":
         from spade.train.buffer import dpo_buffer
 
-        pairs, extra = dpo_buffer(w.rollouts, e.store, cfg, {t.task_id: t for t, _ in w.tasks})
+        pairs, extra = dpo_buffer(w.rollouts, e.store, cfg, {t.task_id: t for t in w.all_tasks})
         if not pairs:
             return UpdateResult(skipped="no task with both passing and failing samples yet", details=extra)
         result = replace(e.trainer.update(UpdateBatch(seed, w.iteration, pairs=tuple(pairs))), details=extra)
@@ -176,7 +176,7 @@ def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
         chosen, extra = rft_buffer(w.rollouts, e.store, cfg, e.cfg.evolution.replay_ratio, e.rationales)
         if not chosen:
             return UpdateResult(skipped="no passing samples yet", details=extra)
-        tasks_by_id = {t.task_id: t for t, _ in w.tasks}
+        tasks_by_id = {t.task_id: t for t in w.all_tasks}
         examples = tuple(TrainExample(tasks_by_id.get(s.task_id) or e.store.task(s.task_id), s.completion,
                                       s.prompt_variant) for s in chosen)
         result = replace(e.trainer.update(UpdateBatch(seed, w.iteration, examples=examples)), details=extra)

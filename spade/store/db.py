@@ -11,15 +11,13 @@ import logging
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
-from spade.records import (
-    AuditEntry, Decision, EvalReport, ExecResult, Rejection, Rollout, Task, UpdateResult,
-)
+from spade.records import AuditEntry, ExecResult, Rejection, Task
+from spade.store.iteration import IterationWrite
 from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
 
@@ -30,24 +28,6 @@ DB_NAME = "spade.sqlite"
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
-
-
-@dataclass
-class IterationWrite:
-    """Everything one iteration produced; written by `RunStore.commit_iteration` in one transaction."""
-
-    iteration: int
-    started_at: float = field(default_factory=time.time)
-    tasks: list[tuple[Task, str]] = field(default_factory=list)  # (task, origin: generated|replay)
-    task_uses: list[tuple[str, str]] = field(default_factory=list)  # (task_id, origin) of tasks stored earlier
-    rejections: list[Rejection] = field(default_factory=list)
-    rollouts: list[Rollout] = field(default_factory=list)
-    decisions: list[Decision] = field(default_factory=list)
-    metrics: dict[str, float] = field(default_factory=dict)
-    update: UpdateResult | None = None
-    evals: list[EvalReport] = field(default_factory=list)
-    audit: list[AuditEntry] = field(default_factory=list)
-    state: dict[str, Any] = field(default_factory=dict)  # controller / sampler state after this iteration
 
 
 class RunStore:
@@ -288,7 +268,8 @@ class RunStore:
         return {r[0] for r in rows}
 
     def _write_tasks(self, w: IterationWrite) -> None:
-        for task, origin in w.tasks:
+        for use in w.tasks:
+            task, origin = use.task, use.origin
             if origin == "generated":
                 self.conn.execute(
                     "INSERT INTO tasks(task_id, iteration, family, difficulty, json) VALUES (?,?,?,?,?)",
@@ -299,7 +280,7 @@ class RunStore:
             )
         self.conn.executemany(
             "INSERT INTO task_uses(iteration, task_id, origin) VALUES (?,?,?)",
-            [(w.iteration, task_id, origin) for task_id, origin in w.task_uses],
+            [(w.iteration, u.task_id, u.origin) for u in w.task_uses],
         )
         self.conn.executemany(
             "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",

@@ -15,7 +15,7 @@ from spade.records import (
     AuditEntry, Candidate, Decision, EvalReport, ExecResult, ExecStatus, Rejection, Reward, Rollout, Task, TestCase,
     TestOutcome, TestStatus, UpdateResult,
 )
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunStore
 
 FAMILIES = ("sorting", "digits")
 
@@ -103,7 +103,7 @@ def iteration(shape: Shape, i: int) -> IterationWrite:
     w = IterationWrite(iteration=i, started_at=1_700_000_000.0 + 60 * i)
     tasks = [_task(i, j, shape.difficulty(i, FAMILIES[j % 2]), FAMILIES[j % 2], shape.duplicate_descriptions)
              for j in range(shape.tasks)]
-    w.tasks = [(t, "generated") for t in tasks]
+    w.tasks = [IterationTask(t, "generated") for t in tasks]
     w.audit = [AuditEntry("task", t.task_id, f"procedural:{t.family}", "", "accepted") for t in tasks]
     w.rejections = [Rejection(f"d{i}_{k}", FAMILIES[0], 0.3, reason, reason)
                     for k, reason in enumerate(shape.rejections(i))]

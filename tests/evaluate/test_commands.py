@@ -115,13 +115,13 @@ def test_a_second_checkpoint_evaluated_into_a_run_prints_the_paired_ci_of_the_di
 def test_the_held_out_suite_evaluated_for_a_run_leaves_out_the_runs_own_tasks(tmp_path: Path, capsys) -> None:
     from spade.evaluate.commands import drop_run_tasks
     from spade.evaluate.suites import load_suite
-    from spade.store import IterationWrite, RunStore
+    from spade.store import IterationTask, IterationWrite, RunStore
 
     tasks = load_suite("builtin")[:6]  # stand-ins: any tasks behave alike; the held-out suite is built elsewhere
     run_dir = tmp_path / "run"
     with RunStore(run_dir, create=True) as store:
         w = IterationWrite(iteration=0)
-        w.tasks.append((tasks[2], "generated"))
+        w.tasks.append(IterationTask(tasks[2], "generated"))
         store.commit_iteration(w)
     kept = drop_run_tasks("heldout", tasks, run_dir, 0.85)
     assert [t.task_id for t in kept] == [t.task_id for i, t in enumerate(tasks) if i != 2]

@@ -11,7 +11,7 @@ from spade.config import ExecutorConfig, RewardConfig
 from spade.evaluate import load_suite
 from spade.records import Candidate
 from spade.rollout import Grader
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunStore
 
 BY_ID = {t.task_id: t for t in load_suite("builtin")}
 SUM_EVENS, COUNT_VOWELS = BY_ID["builtin/sum_evens"], BY_ID["builtin/count_vowels"]
@@ -39,7 +39,7 @@ def pool() -> Iterator[object]:
 def run_dir(tmp_path_factory: pytest.TempPathFactory, pool) -> Path:
     path = tmp_path_factory.mktemp("run")
     w = IterationWrite(iteration=0)
-    w.tasks = [(SUM_EVENS, "generated"), (COUNT_VOWELS, "generated")]
+    w.tasks = [IterationTask(SUM_EVENS, "generated"), IterationTask(COUNT_VOWELS, "generated")]
     cands = [Candidate(f"{task.task_id}:0:{k}", task.task_id, completion, code, "test", "hash", k % 3, 10)
              for k, (task, completion, code) in enumerate(ANSWERS)]
     w.rollouts = Grader(pool, RewardConfig()).grade_candidates([task for task, _, _ in ANSWERS], cands)

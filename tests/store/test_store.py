@@ -18,7 +18,7 @@ from spade.records import (
     TestOutcome,
     TestStatus,
 )
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunStore
 
 TASK = Task("t1", "Return x.", "def f(x: int) -> int:", "f", 0.3, test_cases=(TestCase((1,), 1),),
             hidden_test_cases=(TestCase((2,), 2),), reference_solution="def f(x):\n    return x\n", family="fam")
@@ -27,9 +27,9 @@ TASK = Task("t1", "Return x.", "def f(x: int) -> int:", "f", 0.3, test_cases=(Te
 def _write(iteration: int) -> IterationWrite:
     w = IterationWrite(iteration)
     if iteration == 0:
-        w.tasks.append((TASK, "generated"))
+        w.tasks.append(IterationTask(TASK, "generated"))
     else:
-        w.tasks.append((TASK, "replay"))
+        w.tasks.append(IterationTask(TASK, "replay"))
     # The same draft rejected twice in one iteration (identical content from two indices) is two rows.
     w.rejections += [Rejection("d1", "fam", 0.3, "duplicate_exact", "of t1")] * 2
     cand = Candidate(f"t1:{iteration}:0", "t1", "```python\ndef f(x): return x```", "def f(x): return x", "m", "h")
@@ -137,7 +137,7 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
 
 def test_the_memory_term_and_the_sandbox_events_of_a_rollout_are_stored(tmp_path):
     w = IterationWrite(0)
-    w.tasks.append((TASK, "generated"))
+    w.tasks.append(IterationTask(TASK, "generated"))
     cand = Candidate("t1:0:0", "t1", "c", "def f(x): return x", "m", "h")
     result = ExecResult(ExecStatus.PASSED, (TestOutcome(0, False, TestStatus.PASSED),), 0.01, 400_000, 0.02,
                         events=("file_access", "stray_output"), memory_limit_kb=524_288)

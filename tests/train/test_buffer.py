@@ -80,7 +80,7 @@ def _rollout(task_id, iteration, k, code, passed):
 
 def _store_with(tmp_path, rollouts_by_iteration):
     from spade.records import Task, TestCase
-    from spade.store import IterationWrite, RunStore
+    from spade.store import IterationTask, IterationWrite, RunStore
 
     store = RunStore(tmp_path / "run", create=True)
     known: set[str] = set()
@@ -88,7 +88,7 @@ def _store_with(tmp_path, rollouts_by_iteration):
         w = IterationWrite(i)
         for tid in sorted({r.task_id for r in rows}):
             task = Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),))
-            w.tasks.append((task, "replay" if tid in known else "generated"))
+            w.tasks.append(IterationTask(task, "replay" if tid in known else "generated"))
             known.add(tid)
         w.rollouts.extend(rows)
         store.commit_iteration(w)
