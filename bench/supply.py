@@ -1,7 +1,7 @@
 """Benchmark: how many distinct tasks can generation supply before duplicates starve it?
 
-Runs the loop's own `make_tasks` (generate -> validate in the sandbox -> dedup against everything accepted so
-far) for N iterations with the controller held at its initial difficulty, once with
+Runs the loop's own task supply (spade.generate.supply: generate -> validate in the sandbox -> dedup against
+everything accepted so far) for N iterations with the controller held at its initial difficulty, once with
 generation.compose_on_duplicate off and once on, and prints the tasks accepted (and how many of them are
 composed variants) against the duplicate rejections. No model is involved.
 Run: .venv/bin/python bench/supply.py [--iterations 40]
@@ -21,7 +21,7 @@ from spade.config import SpadeConfig  # noqa: E402
 from spade.curriculum import Controller  # noqa: E402
 from spade.dedup import DedupIndex  # noqa: E402
 from spade.generate.registry import resolve_families  # noqa: E402
-from spade.pipeline.stages import Engine, make_tasks  # noqa: E402
+from spade.generate.supply import TaskSupply  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
 from spade.store import IterationWrite, RunStore  # noqa: E402
 
@@ -31,14 +31,13 @@ def supply(iterations: int, compose: bool) -> str:
     families = [f.name for f in resolve_families([])]  # every Python function family, as before other kinds
     with tempfile.TemporaryDirectory() as run_dir, SandboxPool(cfg.executor) as pool:
         store = RunStore(run_dir, create=True)
-        e = Engine(cfg=cfg, store=store, pool=pool, policy=None, trainer=None,
-                   controller=Controller(cfg.evolution, families), dedup=DedupIndex.from_tasks([]),
-                   eval_tasks=[], families=families)
+        tasks_of = TaskSupply(cfg, store, pool, Controller(cfg.evolution, families), DedupIndex.from_tasks([]),
+                              families)
         accepted = composed = duplicates = 0
         started = time.perf_counter()
         for i in range(iterations):
             w = IterationWrite(iteration=i)
-            tasks = make_tasks(e, w)
+            tasks = tasks_of.draw(w)
             accepted += len(tasks)
             composed += sum("composed" in t.tags for t in tasks)
             duplicates += sum(r.reason.startswith("duplicate") for r in w.rejections)

@@ -162,7 +162,7 @@ class Environment:
         """`count` tasks (default generation.tasks_per_iteration): fresh ones validated and deduplicated at the
         controller's current difficulties, plus the replay share (evolution.replay_ratio) of earlier tasks."""
         from spade.generate.registry import resolve_families
-        from spade.pipeline.stages import Engine, make_tasks
+        from spade.generate.supply import TaskSupply
 
         cfg = self.config
         count = cfg.generation.tasks_per_iteration if count is None else count
@@ -179,11 +179,10 @@ class Environment:
             families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families,
                                                                              cfg.generation.kinds)]
             gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
-            engine = Engine(cfg=cfg.model_copy(update={"generation": gen}), store=store, pool=pool, policy=None,
-                            trainer=None, controller=self.controller(), dedup=self._dedup, eval_tasks=[],
-                            families=families, proposer=_proposer(cfg) if llm else None)
+            supply = TaskSupply(cfg.model_copy(update={"generation": gen}), store, pool, self.controller(),
+                                self._dedup, families, _proposer(cfg) if llm else None)
             w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
-            make_tasks(engine, w)
+            supply.draw(w)
             fresh = w.tasks_of("generated")
             iteration, stored, self._dedup_rowid = store.add_drawn(
                 self._dedup_rowid, lambda newer: self._accept(fresh, newer), w.rejections, w.audit)
@@ -338,25 +337,15 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[st
 
 
 def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any) -> dict[str, float]:
-    """The loop's per-iteration metrics (spade.pipeline.loop.iteration_metrics) for a report."""
-    rollouts = w.rollouts
-    n = len(rollouts)
-    counts = store.query("SELECT (SELECT COUNT(*) FROM tasks WHERE iteration = ?),"
-                         " (SELECT COUNT(*) FROM rejections WHERE iteration = ?)", (iteration, iteration))[0]
-    m: dict[str, float] = {
-        "tasks_accepted": float(counts[0] + len(w.tasks)),
-        "tasks_replayed": float(sum(u.origin == "replay" for u in w.task_uses)),
-        "tasks_rejected": float(counts[1]),
-        "rollouts": float(n),
-        "pass_rate": sum(r.passed for r in rollouts) / n,
-        "mean_reward": sum(r.reward.total for r in rollouts) / n,
-        "timeout_share": sum(r.result.timed_out for r in rollouts) / n,
-        "hardcoding_suspected": float(sum(r.reward.hardcoding_suspected for r in rollouts)),
-        "no_code_share": sum(not r.candidate.code for r in rollouts) / n,
-    }
-    for name, s in controller.families.items():
-        m[f"difficulty/{name}"] = s.difficulty
-    return m
+    """The loop's per-iteration task and rollout metrics (spade.rollout.metrics) for a report; the tasks its draws
+    stored under this iteration count as accepted, with their rejections."""
+    from spade.rollout.metrics import iteration_metrics
+    from spade.store.views import filed_under
+
+    drawn = filed_under(store, iteration)
+    return iteration_metrics(w.rollouts, accepted=drawn.tasks + len(w.tasks),
+                             replayed=sum(u.origin == "replay" for u in w.task_uses), rejected=drawn.rejections,
+                             controller=controller)
 
 
 def _controller(cfg: SpadeConfig, state: dict[str, Any]) -> Any:

@@ -18,6 +18,7 @@ from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_ru
 from spade.pipeline.sinks import MetricSinks
 from spade.records import Rollout
 from spade.reward import learnability
+from spade.rollout.metrics import iteration_metrics as rollout_metrics
 from spade.store import IterationWrite
 from spade.store.views import update_count
 
@@ -92,28 +93,19 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
 
 
 def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, float]:
+    """The shared task and rollout metrics (spade.rollout.metrics), then the loop's own: speed, self-play,
+    seconds per stage, the update and the evaluations."""
     n = len(rollouts)
-    m: dict[str, float] = {
-        "tasks_accepted": len(w.tasks_of("generated")),
-        "tasks_replayed": len(w.tasks_of("replay")),
-        "tasks_rejected": len(w.rejections),
-        "rollouts": n,
-        "pass_rate": sum(r.passed for r in rollouts) / n if n else 0.0,
-        "mean_reward": sum(r.reward.total for r in rollouts) / n if n else 0.0,
-        "timeout_share": sum(r.result.timed_out for r in rollouts) / n if n else 0.0,
-        "hardcoding_suspected": sum(r.reward.hardcoding_suspected for r in rollouts),
-        "no_code_share": sum(not r.candidate.code for r in rollouts) / n if n else 0.0,
-        "tokens_per_s": float(getattr(e.policy, "last_tokens_per_s", 0.0)),
-        "executions_per_s": n / e.timings["execute"] if e.timings.get("execute") else 0.0,
-    }
+    m = rollout_metrics(rollouts, accepted=len(w.tasks_of("generated")), replayed=len(w.tasks_of("replay")),
+                        rejected=len(w.rejections), controller=e.controller)
+    m["tokens_per_s"] = float(getattr(e.policy, "last_tokens_per_s", 0.0))
+    m["executions_per_s"] = n / e.timings["execute"] if e.timings.get("execute") else 0.0
     proposed = {t.task_id for t in w.all_tasks if t.provenance.get("source") == "llm"}
     if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
         rates = {tid: [r.passed for r in rollouts if r.task_id == tid] for tid in proposed}
         scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]
         if scores:
             m["proposer/learnability"] = sum(scores) / len(scores)
-    for name, s in e.controller.families.items():
-        m[f"difficulty/{name}"] = s.difficulty
     for stage, seconds in e.timings.items():
         m[f"seconds/{stage}"] = seconds
     if w.update and w.update.loss_last is not None:

@@ -1,16 +1,19 @@
-"""The stages of one iteration, each a small function over the long-lived `Engine`.
+"""The stages of one iteration, each a small function over the long-lived `Engine` that wires a stage's own module.
 
-make_tasks: the task supply (spade.generate.supply). attempt: sample, then the grading path (spade.rollout).
-update: the trainer's update (RFT or GRPO) + checkpoint. evaluate_policy: the fixed set, never trained on.
+make_tasks: the task supply (spade.generate.supply). attempt: sample and grade (spade.rollout.attempt), recorded.
+update: the data selection (spade.train.selection), the trainer's update and a checkpoint. gate: the eval gate and
+rollback (spade.train.gate, spade.train.rollback). evaluate_policy: the fixed set, never trained on.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
+from spade import rollout
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller
 from spade.generate.supply import TaskSupply
@@ -83,24 +86,15 @@ def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
 
 
 def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
-    """Sample N solutions per task, then grade each (extract, screen, execute, reward) on the one grading path."""
-    cfg = e.cfg
+    """N answers per task, graded on the one grading path (spade.rollout.attempt), then recorded; with
+    training.rationalize, hinted answers to the tasks none solved are kept for the update."""
     e.rationales = ()  # an iteration's rationales are for its own update only
     if not tasks:
         return []
-    started = time.perf_counter()
-    completions = e.policy.sample(
-        tasks, cfg.sampling.sampling_n, temperature=cfg.sampling.temperature,
-        seed=seeded(cfg, w.iteration, "sample"), on_progress=lambda d, t: e.progress("sample", d, t),
-    )
-    e.timed("sample", started)
-    flat = [(task, c, f"{task.task_id}:{w.iteration}:{k}") for task, outs in zip(tasks, completions)
-            for k, c in enumerate(outs)]
-    started = time.perf_counter()
-    done = iter(range(1, len(flat) + 1))
-    rollouts = e.grader.grade([t for t, _, _ in flat], [c for _, c, _ in flat], ids=[i for _, _, i in flat],
-                              model=e.policy.name, on_done=lambda _i: e.progress("execute", next(done), len(flat)))
-    e.timed("execute", started)
+    s = e.cfg.sampling
+    rollouts = rollout.attempt(e.policy, e.grader, tasks, n=s.sampling_n, temperature=s.temperature,
+                               seed=seeded(e.cfg, w.iteration, "sample"), iteration=w.iteration, progress=e.progress,
+                               timed=e.timed)
     record_rollouts(e, w, tasks, rollouts)
     e.rationales = rationalize_unsolved(e, w, tasks, rollouts)
     return rollouts
@@ -129,14 +123,12 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
     return found.samples
 
 
-def record_rollouts(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: list[Rollout]) -> None:
+def record_rollouts(e: Engine, w: IterationWrite, tasks: Sequence[Task], rollouts: list[Rollout]) -> None:
     """Graded rollouts, the loop's or a trainer's, go to the store and the audit trail, and the controller
     observes them (in its window at each task's level)."""
-    from spade.rollout import audit_line
-
     w.rollouts.extend(rollouts)
     w.audit.extend(AuditEntry("candidate", r.candidate.candidate_id, r.candidate.model, r.candidate.prompt_hash,
-                              audit_line(r)) for r in rollouts)
+                              rollout.audit_line(r)) for r in rollouts)
     for task in tasks:
         wins = [float(r.passed) for r in rollouts if r.task_id == task.task_id]
         if wins:
@@ -144,42 +136,25 @@ def record_rollouts(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: l
 
 
 def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
-    """One policy update: RFT on the verified buffer or DPO on preference pairs (spade.train.buffer: this
-    iteration's rollouts, then earlier ones), or GRPO steps on this iteration's tasks (its graded rollouts are
-    committed like the loop's). Then a checkpoint."""
-    from spade.train.base import UpdateBatch
+    """One policy update on what spade.train.selection chooses for the method (RFT's verified buffer, DPO's
+    preference pairs, GRPO's tasks, whose graded rollouts are committed like the loop's), then a checkpoint."""
     from spade.train.checkpoint import save_checkpoint
+    from spade.train.selection import Sources, select_batch
 
     cfg = e.cfg.training
     if e.trainer is None or w.iteration % cfg.update_every != cfg.update_every - 1:
         return None
     started = time.perf_counter()
     e.progress("update", 0, cfg.steps_per_update)
-    seed = seeded(e.cfg, w.iteration, "update")
-    if cfg.update_method == "grpo":
-        if not w.tasks:
-            return UpdateResult(skipped="no tasks this iteration")
-        tasks = w.all_tasks
-        result = e.trainer.update(UpdateBatch(seed, w.iteration, tasks=tuple(tasks)))
-        record_rollouts(e, w, tasks, list(result.rollouts))
-    elif cfg.update_method == "dpo":
-        from spade.train.buffer import dpo_buffer
-
-        pairs, extra = dpo_buffer(w.rollouts, e.store, cfg, {t.task_id: t for t in w.all_tasks})
-        if not pairs:
-            return UpdateResult(skipped="no task with both passing and failing samples yet", details=extra)
-        result = replace(e.trainer.update(UpdateBatch(seed, w.iteration, pairs=tuple(pairs))), details=extra)
-    else:
-        from spade.train.buffer import rft_buffer
-        from spade.train.rft import TrainExample
-
-        chosen, extra = rft_buffer(w.rollouts, e.store, cfg, e.cfg.evolution.replay_ratio, e.rationales)
-        if not chosen:
-            return UpdateResult(skipped="no passing samples yet", details=extra)
-        tasks_by_id = {t.task_id: t for t in w.all_tasks}
-        examples = tuple(TrainExample(tasks_by_id.get(s.task_id) or e.store.task(s.task_id), s.completion,
-                                      s.prompt_variant) for s in chosen)
-        result = replace(e.trainer.update(UpdateBatch(seed, w.iteration, examples=examples)), details=extra)
+    chosen = select_batch(cfg.update_method, Sources(w.rollouts, w.all_tasks, e.store, e.cfg,
+                                                     seeded(e.cfg, w.iteration, "update"), w.iteration, e.rationales))
+    if chosen.batch is None:
+        return UpdateResult(skipped=chosen.skipped, details=chosen.details or {})
+    result = e.trainer.update(chosen.batch)
+    if chosen.details is not None:
+        result = replace(result, details=chosen.details)
+    if result.rollouts:
+        record_rollouts(e, w, chosen.batch.tasks, list(result.rollouts))
     path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer, extra={"iteration": w.iteration})
     e.checkpoint = str(path.relative_to(e.store.run_dir))
     e.timed("update", started)

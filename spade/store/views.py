@@ -164,6 +164,20 @@ def update_count(store: RunStore) -> int:
     return int(store.query("SELECT COUNT(*) FROM updates")[0][0])
 
 
+@dataclass(frozen=True)
+class Filed:
+    """What is already stored under one iteration's number before it is committed (the environment's draws)."""
+
+    tasks: int
+    rejections: int
+
+
+def filed_under(store: RunStore, iteration: int) -> Filed:
+    tasks, rejections = store.query("SELECT (SELECT COUNT(*) FROM tasks WHERE iteration = ?),"
+                                    " (SELECT COUNT(*) FROM rejections WHERE iteration = ?)", (iteration, iteration))[0]
+    return Filed(int(tasks), int(rejections))
+
+
 def rejections_by_reason(store: RunStore) -> dict[str, int]:
     return dict(store.query("SELECT reason, COUNT(*) FROM rejections GROUP BY reason ORDER BY 2 DESC"))
 
