@@ -92,3 +92,11 @@ def make_proposer(cfg: SpadeConfig) -> Any:
     client = ChatClient.from_sampling(cfg.sampling, base_url=gen.proposer_base_url or None,
                                       model=gen.proposer_model or None)
     return LLMProposer(gen, client)
+
+
+def check_model(cfg: SpadeConfig) -> None:
+    """A user's model (training.model other than the embedded default) must be on disk; say so in one line."""
+    from spade.policy.model_files import EMBEDDED, resolve_model
+
+    if cfg.sampling.backend == "embedded" and cfg.training.model != EMBEDDED:
+        resolve_model(cfg.training.model)

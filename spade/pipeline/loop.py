@@ -12,13 +12,10 @@ from pathlib import Path
 
 from spade.config import SpadeConfig
 from spade.pipeline import stages
-from spade.pipeline.build import build_engine
+from spade.pipeline.build import build_engine, check_model
 from spade.pipeline.progress import LoopDisplay
 from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
 from spade.pipeline.sinks import MetricSinks
-from spade.records import Rollout
-from spade.reward import learnability
-from spade.rollout.metrics import iteration_metrics as rollout_metrics
 from spade.store import IterationWrite
 from spade.store.views import update_count
 
@@ -49,19 +46,11 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
             store.commit_iteration(w)
             export_metrics(store)
             sinks.write(i, w.metrics)
-            prune_checkpoints(engine)
+            stages.prune_checkpoints(engine)
             display.iteration_done(i, w.metrics, engine.controller)
     sinks.close()
     store.close()
     return run_dir
-
-
-def check_model(cfg: SpadeConfig) -> None:
-    """A user's model (training.model other than the embedded default) must be on disk; say so in one line."""
-    from spade.policy.model_files import EMBEDDED, resolve_model
-
-    if cfg.sampling.backend == "embedded" and cfg.training.model != EMBEDDED:
-        resolve_model(cfg.training.model)
 
 
 def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
@@ -86,42 +75,7 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
         w.evals.append(stages.evaluate_policy(e, i, e.cfg.eval.suite))
         stages.gate(e, w, e.cfg.eval.gate_suite)
     heartbeat(e.store.run_dir, i, "commit")
-    w.metrics.update(iteration_metrics(e, w, rollouts))
+    w.metrics.update(stages.metrics(e, w, rollouts))
     w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint,
                "gate": e.gate.state() if e.gate is not None else None}
     return w
-
-
-def iteration_metrics(e: stages.Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, float]:
-    """The shared task and rollout metrics (spade.rollout.metrics), then the loop's own: speed, self-play,
-    seconds per stage, the update and the evaluations."""
-    n = len(rollouts)
-    m = rollout_metrics(rollouts, accepted=len(w.tasks_of("generated")), replayed=len(w.tasks_of("replay")),
-                        rejected=len(w.rejections), controller=e.controller)
-    m["tokens_per_s"] = float(getattr(e.policy, "last_tokens_per_s", 0.0))
-    m["executions_per_s"] = n / e.timings["execute"] if e.timings.get("execute") else 0.0
-    proposed = {t.task_id for t in w.all_tasks if t.provenance.get("source") == "llm"}
-    if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
-        rates = {tid: [r.passed for r in rollouts if r.task_id == tid] for tid in proposed}
-        scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]
-        if scores:
-            m["proposer/learnability"] = sum(scores) / len(scores)
-    for stage, seconds in e.timings.items():
-        m[f"seconds/{stage}"] = seconds
-    if w.update and w.update.loss_last is not None:
-        m["update_loss"] = w.update.loss_last
-    if w.update and w.update.rollback:
-        m["rollback"] = 1.0
-    for ev in w.evals:
-        for k, v in ev.pass_at_k.items():
-            m[f"eval/{ev.suite}/pass@{k}"] = v
-    return m
-
-
-def prune_checkpoints(e: stages.Engine) -> None:
-    """Keep the newest checkpoints and the best. Only after a commit: until then the last committed
-    iteration's checkpoint must survive a crash (the current one is always the newest)."""
-    from spade.train.checkpoint import prune
-
-    if e.checkpoints.is_dir():
-        prune(e.checkpoints, max(1, e.cfg.training.keep_checkpoints))

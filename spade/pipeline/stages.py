@@ -2,7 +2,8 @@
 
 make_tasks: the task supply (spade.generate.supply). attempt: sample and grade (spade.rollout.attempt), recorded.
 update: the data selection (spade.train.selection), the trainer's update and a checkpoint. gate: the eval gate and
-rollback (spade.train.gate, spade.train.rollback). evaluate_policy: the fixed set, never trained on.
+rollback (spade.train.gate, spade.train.rollback). evaluate_policy: the fixed set, never trained on. metrics: what
+the iteration records (spade.rollout.metrics plus the loop's own). prune_checkpoints: after each commit.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller
 from spade.generate.supply import TaskSupply
 from spade.records import AuditEntry, EvalReport, Rollout, Task, UpdateResult
+from spade.reward import learnability
 from spade.rollout import Grader
+from spade.rollout.metrics import iteration_metrics
 from spade.seeding import seeded as seeded_by
 from spade.store import IterationWrite, RunStore
 
@@ -214,3 +217,37 @@ def evaluate_policy(e: Engine, iteration: int, label: str, tasks: list[Task] | N
     e.timed("eval", started)
     return report  # filed under `label`
 
+
+def metrics(e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, float]:
+    """The shared task and rollout metrics (spade.rollout.metrics), then the loop's own: speed, self-play,
+    seconds per stage, the update and the evaluations."""
+    n = len(rollouts)
+    m = iteration_metrics(rollouts, accepted=len(w.tasks_of("generated")), replayed=len(w.tasks_of("replay")),
+                          rejected=len(w.rejections), controller=e.controller)
+    m["tokens_per_s"] = float(getattr(e.policy, "last_tokens_per_s", 0.0))
+    m["executions_per_s"] = n / e.timings["execute"] if e.timings.get("execute") else 0.0
+    proposed = {t.task_id for t in w.all_tasks if t.provenance.get("source") == "llm"}
+    if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)
+        rates = {tid: [r.passed for r in rollouts if r.task_id == tid] for tid in proposed}
+        scores = [learnability(sum(v) / len(v)) for v in rates.values() if v]
+        if scores:
+            m["proposer/learnability"] = sum(scores) / len(scores)
+    for stage, seconds in e.timings.items():
+        m[f"seconds/{stage}"] = seconds
+    if w.update and w.update.loss_last is not None:
+        m["update_loss"] = w.update.loss_last
+    if w.update and w.update.rollback:
+        m["rollback"] = 1.0
+    for ev in w.evals:
+        for k, v in ev.pass_at_k.items():
+            m[f"eval/{ev.suite}/pass@{k}"] = v
+    return m
+
+
+def prune_checkpoints(e: Engine) -> None:
+    """Keep the newest checkpoints and the best. Only after a commit: until then the last committed
+    iteration's checkpoint must survive a crash (the current one is always the newest)."""
+    from spade.train.checkpoint import prune
+
+    if e.checkpoints.is_dir():
+        prune(e.checkpoints, max(1, e.cfg.training.keep_checkpoints))
