@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
 from spade.curriculum import EXTERNAL
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
-from spade.store import IterationTask, IterationWrite, RunStore, TaskUse
+from spade.store import IterationTask, IterationWrite, RunState, RunStore, TaskUse
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
@@ -149,9 +149,7 @@ class Environment:
         from spade.curriculum import Controller
 
         store = self._store()
-        last = store.last_iteration()
-        state = store.state_after(last) if last >= 0 else {}
-        return _controller(self.config, state)
+        return _controller(self.config, store.state_after(store.last_iteration()))
 
     def difficulties(self) -> dict[str, float]:
         """Each family's current target difficulty."""
@@ -300,7 +298,7 @@ class Environment:
         return self._sink
 
 
-def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[str, Any], graded: Sequence[Graded],
+def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: RunState, graded: Sequence[Graded],
                model: str, variants: list[int], new_tokens: list[int], started: float) -> IterationWrite:
     """One report as the iteration `spade run` would have committed (under the write lock, from the last state)."""
     from spade.audit import audit_result
@@ -331,8 +329,7 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: dict[st
         controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
     w.decisions = controller.maybe_adjust()
     w.metrics = _metrics(store, iteration, w, controller)
-    w.state = {**state, "controller": controller.to_state(),
-               "env": {"reports": int(state.get("env", {}).get("reports", 0)) + 1}}
+    w.state = replace(state, controller=controller.to_state(), env_reports=state.env_reports + 1)
     return w
 
 
@@ -348,12 +345,12 @@ def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any
                              controller=controller)
 
 
-def _controller(cfg: SpadeConfig, state: dict[str, Any]) -> Any:
+def _controller(cfg: SpadeConfig, state: RunState) -> Any:
     from spade.curriculum import Controller
     from spade.generate.registry import resolve_families
 
-    if state.get("controller"):
-        return Controller.from_state(cfg.evolution, state["controller"])
+    if state.controller:
+        return Controller.from_state(cfg.evolution, state.controller)
     llm = cfg.generation.proposer == "llm"
     families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
     return Controller(cfg.evolution, families)

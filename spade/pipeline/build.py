@@ -30,10 +30,10 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     gen = cfg.generation
     families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds)]
     last = store.last_iteration()
-    state = store.state_after(last) if last >= 0 else {}
+    state = store.state_after(last)
     controller = (
-        Controller.from_state(cfg.evolution, state["controller"])
-        if state.get("controller")
+        Controller.from_state(cfg.evolution, state.controller)
+        if state.controller
         else Controller(cfg.evolution, families)
     )
     suite = load_suite(cfg.eval.suite)
@@ -55,9 +55,9 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         trainer = TRAINERS.get(method)(cfg, policy, pool) if method in TRAINERS else None
         gate = None
         if trainer is not None and cfg.eval.every:
-            gate = (EvalGate.from_state(state["gate"]) if state.get("gate")
+            gate = (EvalGate.from_state(state.gate) if state.gate
                     else EvalGate(cfg.eval.rollback_margin, cfg.eval.rollback_alpha))
-        checkpoint = state.get("checkpoint")
+        checkpoint = state.checkpoint
         if checkpoint and trainer is not None:
             load_checkpoint(store.run_dir / checkpoint, policy, trainer)
         progress("load model", 1, 1)

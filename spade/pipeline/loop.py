@@ -16,7 +16,7 @@ from spade.pipeline.build import build_engine, check_model
 from spade.pipeline.progress import LoopDisplay
 from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
 from spade.pipeline.sinks import MetricSinks
-from spade.store import IterationWrite
+from spade.store import IterationWrite, RunState
 from spade.store.views import update_count
 
 
@@ -76,6 +76,6 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
         stages.gate(e, w, e.cfg.eval.gate_suite)
     heartbeat(e.store.run_dir, i, "commit")
     w.metrics.update(stages.metrics(e, w, rollouts))
-    w.state = {"controller": e.controller.to_state(), "checkpoint": e.checkpoint,
-               "gate": e.gate.state() if e.gate is not None else None}
+    w.state = RunState(controller=e.controller.to_state(), checkpoint=e.checkpoint,
+                       gate=e.gate.state() if e.gate is not None else None)
     return w

@@ -41,8 +41,7 @@ class RunSummary:
 
 def summarise(store: RunStore) -> RunSummary:
     last = store.last_iteration()
-    state = store.state_after(last) if last >= 0 else {}
-    families = state.get("controller", {}).get("families", {})
+    families = (store.state_after(last).controller or {}).get("families", {})
     counts = run_counts(store)
     outcomes = task_outcomes(store)
     return RunSummary(

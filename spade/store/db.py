@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
 from spade.records import AuditEntry, ExecResult, Rejection, Task
-from spade.store.iteration import IterationWrite
+from spade.store.iteration import IterationWrite, RunState
 from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
 
@@ -186,7 +186,7 @@ class RunStore:
         self._write_audit(w.iteration, w.audit, w.started_at)
         c.execute(
             "INSERT INTO iterations(iteration, started_at, finished_at, state) VALUES (?,?,?,?)",
-            (w.iteration, w.started_at, time.time(), _json(w.state)),
+            (w.iteration, w.started_at, time.time(), _json(w.state.to_dict())),
         )
 
     def _write_audit(self, iteration: int, rows: list[AuditEntry], at: float) -> None:
@@ -196,7 +196,7 @@ class RunStore:
         )
 
     # --- the environment's writes: several processes share one run (spade.env) ---------------------------
-    def commit_next(self, build: Callable[[int, dict[str, Any]], IterationWrite], *,
+    def commit_next(self, build: Callable[[int, RunState], IterationWrite], *,
                     key: str | None = None) -> tuple[IterationWrite, bool]:
         """Commit the next iteration, built inside the write transaction from the last committed state, so writers
         in other threads or processes serialise on SQLite's lock and never read a stale state. `key`, if given,
@@ -209,7 +209,7 @@ class RunStore:
                     if row is not None:
                         return IterationWrite(iteration=int(row[0])), False
                 last = self.last_iteration()
-                w = build(last + 1, self.state_after(last) if last >= 0 else {})
+                w = build(last + 1, self.state_after(last))
                 if w.iteration != last + 1:
                     raise StoreError(f"commit_next built iteration {w.iteration}, expected {last + 1}")
                 self._write_iteration(w)
@@ -317,9 +317,10 @@ class RunStore:
         row = self.conn.execute("SELECT MAX(iteration) FROM iterations").fetchone()
         return -1 if row[0] is None else int(row[0])
 
-    def state_after(self, iteration: int) -> dict[str, Any]:
+    def state_after(self, iteration: int) -> RunState:
+        """The state committed with `iteration`; the empty state when there is none (iteration -1: a new run)."""
         row = self.conn.execute("SELECT state FROM iterations WHERE iteration = ?", (iteration,)).fetchone()
-        return json.loads(row[0]) if row else {}
+        return RunState.from_dict(json.loads(row[0])) if row else RunState()
 
     def tasks(self) -> Iterator[Task]:
         for (text,) in self.conn.execute("SELECT json FROM tasks ORDER BY rowid"):

@@ -28,6 +28,29 @@ class TaskUse:
     origin: Origin
 
 
+@dataclass(frozen=True, slots=True)
+class RunState:
+    """What the next iteration (a resumed run, the environment's next report) restores, as committed with one
+    iteration. Each component owns its part's JSON (Controller.to_state, EvalGate.state)."""
+
+    controller: dict[str, Any] | None = None
+    checkpoint: str | None = None  # relative to the run directory: the weights the policy holds
+    gate: dict[str, Any] | None = None
+    env_reports: int = 0  # reports committed through the environment API (spade.env)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"controller": self.controller, "checkpoint": self.checkpoint, "gate": self.gate}
+        if self.env_reports:
+            out["env"] = {"reports": self.env_reports}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
+        """The stored JSON; keys an older run lacks keep their defaults."""
+        return cls(controller=data.get("controller"), checkpoint=data.get("checkpoint"), gate=data.get("gate"),
+                   env_reports=int((data.get("env") or {}).get("reports", 0)))
+
+
 @dataclass
 class IterationWrite:
     """Everything one iteration produced; written by `RunStore.commit_iteration` in one transaction."""
@@ -43,9 +66,7 @@ class IterationWrite:
     update: UpdateResult | None = None
     evals: list[EvalReport] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
-    # The components' states after this iteration, as JSON (controller, checkpoint, gate; the environment's report
-    # count): each component owns its state's shape, and a resumed run hands each its own back.
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunState = field(default_factory=RunState)  # after this iteration
 
     def tasks_of(self, origin: Origin) -> list[Task]:
         return [t.task for t in self.tasks if t.origin == origin]

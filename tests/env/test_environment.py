@@ -70,7 +70,7 @@ def test_a_report_is_recorded_as_the_loop_records_an_iteration(env: Environment)
         assert store.query("SELECT COUNT(*) FROM task_uses WHERE iteration = 0 AND origin = 'generated'")[0][0] == 2
         assert store.query("SELECT COUNT(*) FROM audit WHERE kind = 'candidate'")[0][0] == 2
         assert store.query("SELECT COUNT(*) FROM audit WHERE kind = 'task'")[0][0] == 2
-        assert store.state_after(0)["controller"]["steps"] == 2
+        assert store.state_after(0).controller["steps"] == 2
         summary = summarise(store)  # what `spade status` shows
         assert summary.iterations == 1 and summary.tasks_accepted == 2
     assert (env.run_dir / "metrics.jsonl").read_text().count("\n") == 1
@@ -125,7 +125,7 @@ def test_concurrent_reports_from_threads_each_commit_one_iteration_and_lose_no_o
     with RunStore(env.run_dir, read_only=True) as store:
         assert [r[0] for r in store.query("SELECT iteration FROM iterations ORDER BY iteration")] == list(range(12))
         assert store.query("SELECT COUNT(*) FROM candidates")[0][0] == 24
-        assert store.state_after(11)["controller"]["steps"] == 24  # 12 reports x 2 tasks: none lost
+        assert store.state_after(11).controller["steps"] == 24  # 12 reports x 2 tasks: none lost
 
 
 def _report_loop(env: Environment, ids: list[str], reports: int) -> None:
@@ -147,7 +147,7 @@ def test_processes_sharing_a_pickled_environment_serialise_on_the_database(env: 
         assert p.exitcode == 0
     with RunStore(env.run_dir, read_only=True) as store:
         assert store.last_iteration() == 6 and store.query("SELECT COUNT(*) FROM candidates")[0][0] == 14
-        assert store.state_after(6)["controller"]["steps"] == 14
+        assert store.state_after(6).controller["steps"] == 14
 
 
 def _report_forever(run_dir: str, ids: list[str]) -> None:
@@ -175,11 +175,11 @@ def test_a_sigkilled_reporter_leaves_whole_iterations_and_the_next_one_continues
         last = store.last_iteration()
         counts = store.query("SELECT iteration, COUNT(*) FROM candidates GROUP BY iteration ORDER BY iteration")
         assert counts == [(i, 2) for i in range(last + 1)]  # every committed iteration is whole
-        steps = store.state_after(last)["controller"]["steps"]
+        steps = store.state_after(last).controller["steps"]
     _, report = Environment.open(env.run_dir).step(ids, _solve(env, ids))
     assert report.iteration == last + 1
     with RunStore(env.run_dir, read_only=True) as store:
-        assert store.state_after(last + 1)["controller"]["steps"] == steps + 2
+        assert store.state_after(last + 1).controller["steps"] == steps + 2
 
 
 def test_a_task_of_the_callers_own_is_graded_and_stored_with_its_report(env: Environment) -> None:

@@ -71,7 +71,7 @@ def test_grpo_trainer_trains_on_the_live_curriculum_and_its_rollouts_drive_the_c
                                              " USING(candidate_id) ORDER BY c.iteration, c.rowid")]
         decisions = store.query("SELECT iteration, family, old_difficulty, new_difficulty, window_mean, window_size"
                                 " FROM decisions ORDER BY iteration")
-        state = store.state_after(2)["controller"]
+        state = store.state_after(2).controller
         tasks_drawn = store.query("SELECT COUNT(*) FROM tasks")[0][0]
     # Each report: 2 prompts x 2 completions, observed per task (2 controller steps).
     assert state["steps"] == 6

@@ -53,7 +53,7 @@ def test_verls_reward_call_on_live_rows_reports_to_the_environment(run_dir: Path
     with RunStore(run_dir, read_only=True) as store:
         assert store.last_iteration() == 1  # one iteration per reward call
         assert {m for (m,) in store.query("SELECT DISTINCT model FROM candidates")} == {"verl"}
-        assert store.state_after(1)["controller"]["steps"] == 3
+        assert store.state_after(1).controller["steps"] == 3
 
 
 def test_without_a_run_directory_the_dataset_says_how_to_name_one(monkeypatch) -> None:

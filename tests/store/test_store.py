@@ -18,7 +18,7 @@ from spade.records import (
     TestOutcome,
     TestStatus,
 )
-from spade.store import IterationTask, IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunState, RunStore
 
 TASK = Task("t1", "Return x.", "def f(x: int) -> int:", "f", 0.3, test_cases=(TestCase((1,), 1),),
             hidden_test_cases=(TestCase((2,), 2),), reference_solution="def f(x):\n    return x\n", family="fam")
@@ -38,7 +38,7 @@ def _write(iteration: int) -> IterationWrite:
     w.rollouts.append(Rollout(cand, result, Reward(1.09, 1.0, 0.09)))
     w.decisions.append(Decision(4, "fam", 0.3, 0.35, 0.9, 8, 2, "up"))
     w.metrics = {"pass_rate": 1.0}
-    w.state = {"controller": {"x": iteration}}
+    w.state = RunState(controller={"x": iteration})
     return w
 
 
@@ -50,7 +50,7 @@ def test_iterations_commit_atomically_and_are_never_counted_twice(tmp_path):
         assert store.last_iteration() == 0
         assert store.query("SELECT COUNT(*) FROM candidates") == [(1,)]  # the refused write left nothing
         store.commit_iteration(_write(1))
-        assert store.state_after(1) == {"controller": {"x": 1}}
+        assert store.state_after(1) == RunState(controller={"x": 1})
         assert store.query("SELECT COUNT(*) FROM rejections") == [(4,)]
         assert store.task("t1") == TASK
         assert store.passing_samples(0, 10)[0][0] == "t1"
