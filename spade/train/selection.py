@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spade.config import SpadeConfig
 from spade.records import Rollout, Task
 from spade.train.base import UpdateBatch
 from spade.train.buffer import Sample
+
+if TYPE_CHECKING:
+    from spade.store import RunStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +34,7 @@ class Sources:
 
     rollouts: Sequence[Rollout]  # this iteration's, graded
     tasks: Sequence[Task]  # this iteration's
-    store: Any  # spade.store.RunStore: the run's earlier rollouts, and tasks by id
+    store: RunStore  # the run's earlier rollouts, and tasks by id
     cfg: SpadeConfig
     seed: int
     iteration: int
