@@ -25,7 +25,7 @@ from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
 from spade.curriculum import EXTERNAL
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
-from spade.store import IterationTask, IterationWrite, RunState, RunStore, TaskUse
+from spade.store import IterationTask, IterationWrite, Origin, RunState, RunStore, TaskUse
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
@@ -36,7 +36,7 @@ class Drawn:
     """A task handed to the trainer: the task, why it was drawn (generated | replay) and the iteration it opened in."""
 
     task: Task
-    origin: str
+    origin: Origin
     iteration: int
 
     def messages(self, variant: int = 0) -> list[dict[str, str]]:
