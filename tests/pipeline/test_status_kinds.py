@@ -5,7 +5,7 @@ from __future__ import annotations
 from spade.pipeline.status import status_command, summarise
 from spade.records import Candidate, ExecResult, ExecStatus, Reward, Rollout, Task, TestCase, TestOutcome, TestStatus
 from spade.report import write_report
-from spade.store import IterationWrite, RunStore
+from spade.store import IterationTask, IterationWrite, RunState, RunStore
 
 
 def _task(task_id: str, kind: str, family: str, difficulty: float) -> Task:
@@ -26,11 +26,11 @@ def _run(tmp_path):
     tasks = [_task("p1", "program", "program_grid", 0.4), _task("p2", "program", "program_words", 0.2),
              _task("f1", "python_function", "sorting", 0.3)]
     w = IterationWrite(0)
-    w.tasks = [(t, "generated") for t in tasks]
+    w.tasks = [IterationTask(t, "generated") for t in tasks]
     w.rollouts = [_rollout(t, k, passed=(t.task_id == "f1" or k == 0)) for t in tasks for k in range(4)]
     families = {"program_grid": 0.5, "program_words": 0.3, "sorting": 0.3}
-    w.state = {"controller": {"steps": 3, "steps_at_last_check": 0, "families": {
-        f: {"difficulty": d, "window": [], "streak": 0, "history": [d], "levels": []} for f, d in families.items()}}}
+    w.state = RunState(controller={"steps": 3, "steps_at_last_check": 0, "families": {
+        f: {"difficulty": d, "window": [], "streak": 0, "history": [d], "levels": []} for f, d in families.items()}})
     w.metrics = {f"difficulty/{f}": d for f, d in families.items()}
     with RunStore(tmp_path, create=True) as store:
         store.commit_iteration(w)
