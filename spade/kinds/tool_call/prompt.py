@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 
 from spade.kinds.base import Prompt, prompt_hash
+from spade.kinds.tool_call.examples import example_for
 from spade.kinds.tool_call.simtools import TOOLS, definitions, offered
 from spade.records import Task
 
 # The prefill opens the list of calls: prefilling only the fence, the embedded 135M model copied the tool
 # definitions shown above it (0 of 80 samples answered with a call; /tmp figures in the kind's commit message).
-PREFILL = '```json\n[{"name": "'
+PREFILL = '```json\n[\n  {"name": "'
 FENCE = "```"
 
 _SYSTEM = (
@@ -25,8 +26,7 @@ _SYSTEM = (
     "You are a careful agent: you call exactly the tools a request needs, with exact arguments.",
 )
 _FORMAT = (
-    'Answer with the calls to make, in order, as a JSON list in one ```json block, e.g. '
-    '[{"name": "kv_get", "arguments": {"key": "theme"}}]. '
+    "Answer with the calls to make, in order, as a JSON list in one ```json block. "
     'To use a field of an earlier call\'s result, write the string "$N.field" as the argument value, where N '
     'counts calls from 0: "$0.id" is the id in the first call\'s result, "$1.events.0.id" the id of the first event '
     "in the second's. The last call's result is your answer."
@@ -35,21 +35,32 @@ PROMPT_VARIANTS = len(_SYSTEM)
 
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
-    """The tools as OpenAI tools-format JSON, one definition a line (not fenced: the answer's fence is the only
-    one), then the request and the answer format."""
+    """The tools as OpenAI tools-format JSON, one definition a line, the answer format with a worked example, and
+    the request last (the model answers what it read last)."""
     v = variant % PROMPT_VARIANTS
     names = [n for n in offered(task.signature, task.params) if n in TOOLS]
     tools = "\n".join(json.dumps(d) for d in definitions(names))
     request = task.description.strip()
+    answer = _FORMAT + _example(names)
     if v == 0:
-        user = f"Tools (OpenAI tools format, one a line):\n{tools}\n\nRequest: {request}\n\n{_FORMAT}"
+        user = f"Tools (OpenAI tools format, one a line):\n{tools}\n\n{answer}\n\nRequest: {request}"
     elif v == 1:
-        user = f"{request}\n\nYou can call these tools (OpenAI tools format, one a line):\n{tools}\n\n{_FORMAT}"
+        user = f"You can call these tools (OpenAI tools format, one a line):\n{tools}\n\n{answer}\n\n{request}"
     else:
-        user = (f"Request: {request}\n\nAvailable tools (OpenAI tools format, one a line):\n{tools}\n\n{_FORMAT} "
-                "Reply with the JSON only.")
+        user = (f"Available tools (OpenAI tools format, one a line):\n{tools}\n\n{answer} Reply with the JSON only."
+                f"\n\nRequest: {request}")
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
     return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))
+
+
+def _example(names: list[str]) -> str:
+    """A worked example with the first offered tool (spade.kinds.tool_call.examples): another request's values as
+    its arguments. With distractors offered (harder levels, shuffled), it is as often a tool the answer does not use."""
+    found = example_for(names)
+    if found is None:
+        return ""
+    request, call = found
+    return f"\n\nFor example, the request \"{request}\" is answered with:\n```json\n[\n  {json.dumps(call)}\n]\n```"
 
 
 def extract_plan(completion: str, *, prefilled: bool = True) -> str:

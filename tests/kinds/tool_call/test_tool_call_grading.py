@@ -11,6 +11,7 @@ import pytest
 from spade.config import RewardConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.kinds import kind_of
+from spade.kinds.tool_call.examples import EXAMPLES
 from spade.kinds.tool_call.judge import parse_plan
 from spade.policy.prompts import build_prompt
 from spade.records import Completion, ExecStatus, Task, TestStatus
@@ -37,8 +38,17 @@ def test_the_prompt_shows_the_tools_as_openai_json_and_the_reference_syntax(shop
     tools = [json.loads(line) for line in user.split("one a line):\n")[1].split("\n\n")[0].splitlines()]
     assert {t["function"]["name"] for t in tools} == {n.strip() for n in shop_task.signature.split(",")}
     assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in tools)
-    assert shop_task.description in user and '"$0.id"' in user and prompt.prefill == '```json\n[{"name": "'
+    assert '"$0.id"' in user and prompt.prefill == '```json\n[\n  {"name": "'
+    assert user.rstrip().endswith(shop_task.description.strip())  # the request comes last
     assert len({build_prompt(shop_task, v).hash for v in range(3)}) == 3
+
+
+def test_the_prompt_works_an_example_with_the_first_offered_tool(shop_task):
+    user = build_prompt(shop_task).messages[-1]["content"]
+    first = next(n.strip() for n in shop_task.signature.split(","))
+    request, arguments = EXAMPLES[first]
+    shown = json.loads(user.split(f'the request "{request}" is answered with:\n```json\n', 1)[1].split("```")[0])
+    assert shown == [{"name": first, "arguments": arguments}]
 
 
 def test_the_right_plan_passes_in_either_answer_shape_and_wrong_ones_fail(pool, shop_task):
@@ -88,10 +98,10 @@ def test_extraction_takes_the_fenced_plan_or_a_bare_one():
     extract = kind_of(task).extract
 
     assert extract(task, 'kv_get", "arguments": {"key": "a"}}]\n```\nThat is all.') == \
-        '[{"name": "kv_get", "arguments": {"key": "a"}}]'  # continuing the prefill
+        '[\n  {"name": "kv_get", "arguments": {"key": "a"}}]'  # continuing the prefill
     assert extract(task, 'Sure: [{"name": "kv_list"}] ok', prefilled=False) == '[{"name": "kv_list"}]'
     assert extract(task, '```\n{"name": "kv_list"}\n```', prefilled=False) == '{"name": "kv_list"}'
-    assert extract(task, "kv_list\"}, {\"na", prefilled=True) == "[{\"name\": \"kv_list\"}, {\"na"  # cut off: judged
+    assert extract(task, "kv_list\"}, {\"na", prefilled=True) == "[\n  {\"name\": \"kv_list\"}, {\"na"  # cut off: judged
     assert extract(task, "no plan here", prefilled=False) == ""
 
 
