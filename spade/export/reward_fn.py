@@ -21,7 +21,7 @@ from typing import Any
 from spade.env.environment import RUN_DIR_KEY
 from spade.env.grading import Answer, Graded, grade_shared
 from spade.groundtruth import task_from_ground_truth
-from spade.policy.prompts import ASSISTANT_PREFILL
+from spade.policy.prompts import build_prompt
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
                   **kwargs: Any) -> dict[str, float]:
@@ -58,14 +58,17 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
     """OpenRLHF's custom reward function. A query is the prompt followed by the response; a prompt SPADE rendered
-    with a tokenizer ends inside the opening fence, one OpenRLHF rendered from messages does not.
+    with a tokenizer ends with its task kind's prefill (inside the opening fence), one OpenRLHF rendered from
+    messages does not.
     Returns {"rewards": reward totals, "scores": pass fractions in [0, 1] (for dynamic filtering),
     "extra_logs": batch means of the per-answer figures}."""
     answers = []
     for query, prompt, label in zip(queries, prompts, labels, strict=True):
         split = query.startswith(prompt)
         response = query[len(prompt):] if split else query
-        answers.append(Answer(_task(label), response, prefilled=split and prompt.endswith(ASSISTANT_PREFILL)))
+        task = _task(label)
+        # The prefill is the task kind's own (a Python fence, a JSON list's first call, a YAML fence, ...).
+        answers.append(Answer(task, response, prefilled=split and prompt.endswith(build_prompt(task).prefill)))
     graded = _graded(answers)
     logs = {k: sum(g.summary()[k] for g in graded) / len(graded) for k in graded[0].summary()} if graded else {}
     return {

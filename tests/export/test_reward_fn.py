@@ -13,7 +13,11 @@ import torch
 from spade.config import RewardConfig
 from spade.errors import TaskFormatError
 from spade.export.reward_fn import compute_score, compute_score_batch, reward_func
+from spade.config import GenerationConfig
+from spade.generate.procedural import draft_task
 from spade.groundtruth import ground_truth
+from spade.kinds import validate_drafts
+from spade.policy.prompts import build_prompt
 
 from .conftest import SUM_EVENS
 
@@ -81,6 +85,21 @@ def test_openrlhf_reward_func_scores_a_prompt_rendered_from_messages_one_query_a
     assert out["rewards"].tolist() == pytest.approx([1.0 + BONUS])
     # Rewards and scores are one-element tensors: OpenRLHF wraps each in torch.tensor([value]).
     assert torch.tensor([out["rewards"][0].item()]).shape == (1,)
+
+
+def test_openrlhf_reward_func_continues_the_prefill_of_the_tasks_own_kind(pool) -> None:
+    # A tool-call prompt ends inside the JSON list's first call, not in a Python fence.
+    outcome = validate_drafts([draft_task("tool_call_kv", 0.0, 0, 0, 3, 5)], pool, GenerationConfig())[0]
+    assert outcome.accepted and outcome.task is not None, outcome.details
+    task = outcome.task
+    prefill = build_prompt(task).prefill
+    calls = json.loads(task.reference_solution)
+    first = json.dumps(calls[0])
+    assert prefill.endswith('{"name": "') and first.startswith('{"name": "')
+    right = first[len('{"name": "'):] + "".join(", " + json.dumps(c) for c in calls[1:]) + "\n]\n```"
+    prompt = "<|im_start|>user\nrequest<|im_end|>\n<|im_start|>assistant\n" + prefill
+    out = reward_func([prompt + right], [prompt], [ground_truth(task)])
+    assert out["scores"].tolist() == [1.0]
 
 
 def test_ground_truth_that_spade_did_not_write_is_refused() -> None:
