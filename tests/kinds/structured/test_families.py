@@ -5,6 +5,7 @@ the knobs change what is asked, and the reference scores 1.0 on the grading path
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,9 @@ from spade.config import GenerationConfig, RewardConfig
 from spade.generate.procedural import draft_task
 from spade.generate.registry import family_names, get_family, resolve_families
 from spade.kinds import validate_drafts
+from spade.kinds.structured.families.common import skeleton
+from spade.kinds.structured.judge.checks import CheckFailed, run
+from spade.kinds.structured.judge.parse import parse_document
 from spade.records import Completion
 from spade.rollout import Grader
 
@@ -74,9 +78,69 @@ def test_drafts_are_a_pure_function_of_family_difficulty_seed_and_index(family):
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_difficulty_moves_from_json_with_the_schema_shown_to_yaml_without_it(family):
-    easy, hard = draft_task(family, 0.0, 1, 0, 3, 5), draft_task(family, 1.0, 1, 0, 3, 5)
+def test_difficulty_moves_from_json_with_a_template_then_the_schema_to_yaml_with_neither(family):
+    easiest, easy = draft_task(family, 0.0, 1, 0, 3, 5), draft_task(family, 0.25, 1, 0, 3, 5)
+    hard = draft_task(family, 1.0, 1, 0, 3, 5)
+    # shown a schema beside the template, a small model copies the schema: the easiest level states it in words
+    assert easiest.entry_point == "json" and "JSON Schema" not in easiest.description
+    assert "replace the values" in easiest.description
     assert easy.entry_point == "json" and "JSON Schema" in easy.description
     # structured_record is about the schema itself: it always shows it, and grows it.
     assert hard.entry_point == "yaml" and ("JSON Schema" in hard.description) == (family == "structured_record")
     assert len(json.dumps(hard.params)) > len(json.dumps(easy.params))  # more fields, clauses or constraints
+
+
+def _template(description: str) -> str:
+    return description.split("meets the requirements above:\n", 1)[1]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("index", range(3))
+def test_the_easiest_level_ends_with_a_template_of_the_schema_shape_that_is_not_an_answer(family, index):
+    draft = draft_task(family, 0.0, 5, index, 3, 5)
+    schema = draft.params["implied"][0]["schema"]
+    assert draft.params["show_template"]
+    template = parse_document(_template(draft.description), draft.entry_point)
+    assert template == skeleton(schema)
+    assert run({"op": "schema", "schema": _keys_only(schema)}, template)  # every key of the schema, no other
+    reference = parse_document(draft.reference_solution, draft.entry_point)
+    assert template.keys() == reference.keys()
+    broken = []
+    for (check,) in draft.all_inputs:
+        try:
+            broken.append(run(check, template) != run(check, reference))
+        except CheckFailed:
+            broken.append(True)
+    assert any(broken), "the template passes every test: it would give the answer away"
+
+
+def _keys_only(schema: Any) -> Any:
+    """The schema's objects and their keys, every key required, without the value constraints."""
+    if not isinstance(schema, dict):
+        return schema
+    if "properties" in schema:
+        return {"type": "object", "required": list(schema["properties"]), "additionalProperties": False,
+                "properties": {k: _keys_only(v) for k, v in schema["properties"].items()}}
+    if isinstance(schema.get("items"), dict):
+        return {"type": "array", "items": _keys_only(schema["items"])}
+    return {}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("difficulty", (0.25, 0.5, 1.0))
+def test_harder_levels_show_no_template(family, difficulty):
+    draft = draft_task(family, difficulty, 5, 0, 3, 5)
+    assert not draft.params["show_template"]
+    assert "replace the values" not in draft.description
+
+
+def test_the_skeleton_takes_each_types_least_value():
+    schema = {"type": "object", "properties": {
+        "mode": {"enum": ["b", "a"]}, "n": {"type": "integer", "minimum": 3}, "x": {"type": "number",
+                                                                                      "exclusiveMinimum": 0},
+        "s": {"type": "string"}, "on": {"type": "boolean"}, "k": {"const": 7},
+        "items": {"type": "array", "minItems": 2,
+                  "items": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "tags": {"type": "array", "items": {"type": "string"}}, "none": {"type": "array", "items": False}}}
+    assert skeleton(schema) == {"mode": "b", "n": 3, "x": 1, "s": "", "on": False, "k": 7,
+                                "items": [{"id": ""}, {"id": ""}], "tags": [], "none": []}

@@ -14,7 +14,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, signature,
+    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
 )
 
 _NAMES = ("db", "cache", "queue", "api", "worker", "web", "search", "auth", "scheduler", "mailer")
@@ -59,10 +59,12 @@ class ClusterDeployment(CheckFamily):
         if budget is not None:
             implied.append({"op": "sum", "items": ["services", "*"], "terms": [["replicas"], ["memory_mb"]],
                             "max": budget})
-        show = difficulty < 0.5
-        description = _description(fmt, shown, deps, lo, hi, budget) + schema_block(schema, show)
-        knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "checks": checks,
-                 "implied": implied}
+        show = show_schema(difficulty)
+        template = show_template(difficulty)
+        description = (_description(fmt, shown, deps, lo, hi, budget) + schema_block(schema, show)
+                       + template_block(schema, fmt, template))
+        knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "show_template": template,
+                 "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render({"services": services}, fmt), knobs)
 
 

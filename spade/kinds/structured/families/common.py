@@ -1,5 +1,6 @@
 """What the structured families share: the document format by difficulty, rendering a document in it, the
-schema shown or not, and the family base (a variant's checks live in its knobs; tests draw from them)."""
+schema shown or not, the template shown or not (a document of the schema's shape with placeholder values, which
+a small model can fill in), and the family base (a variant's checks live in its knobs; tests draw from them)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,62 @@ def render(data: Any, fmt: str) -> str:
 def schema_block(schema: dict[str, Any], show: bool) -> str:
     if not show:
         return ""
-    return "\n\nThe document must conform to this JSON Schema:\n" + json.dumps(schema, indent=1)
+    return "\n\nThe document must conform to this JSON Schema:\n" + compact(schema)
+
+
+def compact(schema: dict[str, Any]) -> str:
+    """The schema on one line: a small model copies an indented JSON block it has just read (the schema instead
+    of a document); one line reads as a rule, and costs fewer prompt tokens."""
+    return json.dumps(schema)
+
+
+def show_template(difficulty: float) -> bool:
+    """Only the easiest level shows the template: above it the model must build the document's shape itself."""
+    return difficulty < 0.25
+
+
+def show_schema(difficulty: float) -> bool:
+    """The schema is shown between the template's level and 0.5. Not beside the template: a small model shown a
+    schema copies the schema instead of writing a document, and the words already state what it says."""
+    return not show_template(difficulty) and difficulty < 0.5
+
+
+def template_block(schema: dict[str, Any], fmt: str, show: bool) -> str:
+    """The template, last in the description, because a small model copies the last document it reads (shown
+    only the schema, it copies the schema instead of writing a document)."""
+    if not show:
+        return ""
+    return (f"\n\nA {FORMAT_NAMES[fmt]} document of this shape; replace the values so that it meets the "
+            "requirements above:\n" + render(skeleton(schema), fmt).rstrip("\n"))
+
+
+def skeleton(schema: Any) -> Any:
+    """A document of the schema's shape: every property present, each value the least of its type (an enum's
+    first option, an integer at its minimum, "" for a string, false, a list of its minimum length). It shows
+    keys and nesting, never the task's facts; the families make sure it fails their tests (a test pins that)."""
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object" or (kind is None and "properties" in schema):
+        return {k: skeleton(sub) for k, sub in schema.get("properties", {}).items()}
+    if kind == "array" or (kind is None and "items" in schema):
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return []
+        # without a minimum length: one item of a list of objects (to show its keys), none of a list of values
+        least = schema.get("minItems", 1 if type(skeleton(items)) is dict else 0)
+        return [skeleton(items) for _ in range(least)]
+    if kind in ("integer", "number"):
+        if "minimum" in schema:
+            return schema["minimum"]
+        return schema["exclusiveMinimum"] + 1 if "exclusiveMinimum" in schema else 0
+    if kind == "boolean":
+        return False
+    return "" if kind == "string" else None
 
 
 def signature(fmt: str) -> str:
@@ -54,6 +110,6 @@ class CheckFamily(Family):
 
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         schema, *implied = knobs["implied"]
-        if len(implied) > 1:
+        if implied:  # grouped even when alone: a random public test may hold the lone group, never this one
             implied = [{"op": "all", "checks": implied}, *implied]
         return [[schema]] + [[c] for c in implied]

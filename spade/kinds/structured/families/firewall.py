@@ -17,7 +17,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, signature,
+    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
 )
 
 _SERVICES = ((22, "tcp", "SSH"), (80, "tcp", "HTTP"), (443, "tcp", "HTTPS"), (53, "udp", "DNS"),
@@ -62,10 +62,12 @@ class FirewallPolicy(CheckFamily):
                 rule["source"] = c["source"]
             rules.append(rule)
         doc = {"default": default, "rules": rules}
-        show = difficulty < 0.5
-        description = _description(fmt, default, clauses) + schema_block(SCHEMA, show)
+        show = show_schema(difficulty)
+        template = show_template(difficulty)
+        description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
+                       + template_block(SCHEMA, fmt, template))
         knobs = {"format": fmt, "default": default, "clauses": clauses, "show_schema": show,
-                 "checks": [], "implied": [{"op": "schema", "schema": SCHEMA}]}
+                 "show_template": template, "checks": [], "implied": [{"op": "schema", "schema": SCHEMA}]}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, signature,
+    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
 )
 
 _JOBS = ("backup", "report", "cleanup", "reindex", "billing-run", "cache-warm", "log-rotate", "digest-mail",
@@ -47,7 +47,7 @@ class JobQueue(CheckFamily):
                 job["timeout_s"] = {"soft": soft, "hard": soft * rng.choice((2, 3))}
             jobs.append(job)
         schema = _schema(n_jobs, with_timeouts, with_retries)
-        show = difficulty < 0.5
+        show = show_schema(difficulty)
         checks: list[Any] = [{"op": "each", "path": ["jobs", "*"], "check": {"op": "implies", "if": {
             "op": "equals", "path": ["id"], "value": n}, "then": {"op": "all", "checks": [
                 {"op": "equals", "path": ["priority"], "value": given[n]["priority"]},
@@ -66,11 +66,12 @@ class JobQueue(CheckFamily):
                 "op": "compare", "left": ["soft"], "cmp": "<", "right": ["hard"]}})
         if with_retries:
             implied.append({"op": "range", "path": ["jobs", "*", "retries"], "min": 0, "max": max_retries})
-        description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries)
+        template = show_template(difficulty)
+        description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries, template)
+        description += schema_block(schema, show) + template_block(schema, fmt, template)
         knobs = {"format": fmt, "jobs": n_jobs, "timeouts": with_timeouts, "retries": with_retries,
-                 "show_schema": show, "checks": checks, "implied": implied}
-        return Variant(description + schema_block(schema, show), signature(fmt), fmt, render({"jobs": jobs}, fmt),
-                       knobs)
+                 "show_schema": show, "show_template": template, "checks": checks, "implied": implied}
+        return Variant(description, signature(fmt), fmt, render({"jobs": jobs}, fmt), knobs)
 
 
 def _schema(n_jobs: int, with_timeouts: bool, with_retries: bool) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def _schema(n_jobs: int, with_timeouts: bool, with_retries: bool) -> dict[str, A
 
 
 def _description(fmt: str, shown: list[str], given: dict[str, dict[str, int]], with_timeouts: bool,
-                 with_retries: bool, max_retries: int) -> str:
+                 with_retries: bool, max_retries: int, keyed: bool) -> str:
+    """keyed: each start time also by its keys (the template level: a small model does not split 19:50)."""
     lines = [f"Write the job list of a scheduler as a {FORMAT_NAMES[fmt]} document: a mapping with one key, "
              "`jobs`, a list in which the scheduler tries jobs in order, so it must be sorted from the highest "
              "priority to the lowest. Each job has a unique `id`, an integer `priority` (1-100) and `schedule` "
@@ -101,7 +103,8 @@ def _description(fmt: str, shown: list[str], given: dict[str, dict[str, int]], w
              f"The jobs ({len(shown)}, no others):"]
     for n in shown:
         g = given[n]
-        lines.append(f"- `{n}`: priority {g['priority']}, starts at {g['hour']:02d}:{g['minute']:02d}.")
+        at = f" (hour {g['hour']}, minute {g['minute']})" if keyed else ""
+        lines.append(f"- `{n}`: priority {g['priority']}, starts at {g['hour']:02d}:{g['minute']:02d}{at}.")
     if with_retries:
         lines.append(f"Each job also has `retries`, an integer from 0 to {max_retries}.")
     if with_timeouts:

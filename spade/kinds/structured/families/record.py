@@ -1,20 +1,26 @@
-"""structured_record: a record (an order, a user, a device...) conforming to a JSON Schema that is always shown,
-with a few facts its values must state. The schema is drawn: strings with patterns, enums, bounded integers,
+"""structured_record: a record (an order, a user, a device...) conforming to a JSON Schema that is always shown
+(at the easiest level in words, with a template of its shape that breaks it), with a few facts its values must
+state. The schema is drawn: strings with patterns, enums, bounded integers,
 multiples of a step, booleans, arrays with item counts and unique items, nested objects.
 
-Public tests check the facts and single properties against their sub-schemas; the hidden (edge) test is the whole
-schema (no other keys, every nesting level). Difficulty adds fields, nesting and facts, and moves to YAML.
+Public tests check the facts and single properties against their sub-schemas; the hidden (edge) tests are the whole
+schema (no other keys, every nesting level) and all the facts. Difficulty adds fields, nesting and facts, and moves
+to YAML. At the easiest level the fields are those whose template value conforms (enums, integers, multiples,
+booleans), so what the template gets wrong is the facts.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from spade.generate.family import Variant
 from spade.generate.registry import register
-from spade.kinds.structured.families.common import FORMAT_NAMES, CheckFamily, pick_format, render, signature
+from spade.kinds.structured.families.common import (
+    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, skeleton, template_block,
+)
 
 _ENTITIES = ("order", "user", "device", "invoice", "sensor", "ticket", "shipment", "account")
 _WORDS = ("alpha", "bravo", "delta", "echo", "kilo", "lima", "oscar", "sierra", "tango", "zulu")
@@ -31,32 +37,48 @@ class RecordSchema(CheckFamily):
         n_fields = 3 + round(difficulty * 5)
         depth = 1 + round(difficulty * 2)
         names = rng.sample(_FIELDS, n_fields)
-        schema, doc = _object(names, depth, rng)
-        entity = rng.choice(_ENTITIES)
+        template = show_template(difficulty)
+        schema, doc = _object(names, depth, rng, _PLAIN if template else _KINDS)
         leaves = _leaves(doc)
+        if template:  # the facts are what the template gets wrong: its other values already conform
+            placeholder = dict(_leaves(skeleton(schema)))
+            while not (leaves := [(p, v) for p, v in _leaves(doc) if placeholder[p] != v]):
+                schema, doc = _object(names, depth, rng, _PLAIN)
+                placeholder = dict(_leaves(skeleton(schema)))
+        entity = rng.choice(_ENTITIES)
         facts = rng.sample(leaves, min(len(leaves), 1 + round(difficulty * 3)))
-        checks: list[Any] = [{"op": "equals", "path": list(path), "value": value} for path, value in facts]
-        checks += [{"op": "schema", "schema": {"type": "object", "required": [n], "properties": {
+        stated: list[Any] = [{"op": "equals", "path": list(path), "value": value} for path, value in facts]
+        checks = stated + [{"op": "schema", "schema": {"type": "object", "required": [n], "properties": {
             n: schema["properties"][n]}}} for n in names]
-        implied: list[Any] = [{"op": "schema", "schema": schema}]
-        lines = [f"Write a {FORMAT_NAMES[fmt]} document describing one {entity}, conforming to this JSON Schema:",
-                 json.dumps(schema, indent=1), "Its values must state these facts:"]
+        # every task checks every fact, in the hidden tests, beside the whole schema
+        implied: list[Any] = [{"op": "schema", "schema": schema}, {"op": "all", "checks": stated}]
+        if template:  # the schema in words: shown a schema, a small model copies it instead of writing a document
+            lines = [f"Write a {FORMAT_NAMES[fmt]} document describing one {entity}, with exactly these keys:",
+                     *_in_words(schema), "Its values must state these facts:"]
+        else:
+            opening = f"Write a {FORMAT_NAMES[fmt]} document describing one {entity}, conforming to this JSON Schema:"
+            lines = [opening, compact(schema), "Its values must state these facts:"]
         lines += [f"- `{'.'.join(map(str, path))}` is {json.dumps(value)}." for path, value in facts]
-        knobs = {"format": fmt, "fields": n_fields, "depth": depth, "facts": len(facts), "checks": checks,
-                 "implied": implied}
-        return Variant("\n".join(lines), signature(fmt), fmt, render(doc, fmt), knobs)
+        knobs = {"format": fmt, "fields": n_fields, "depth": depth, "facts": len(facts), "show_template": template,
+                 "checks": checks, "implied": implied}
+        description = "\n".join(lines) + template_block(schema, fmt, template)
+        return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
-def _object(names: list[str], depth: int, rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
+_KINDS = ("pattern", "enum", "integer", "step", "boolean", "array")
+_PLAIN = ("enum", "integer", "step", "boolean")  # the kinds whose template value (skeleton) conforms
+
+
+def _object(names: list[str], depth: int, rng: random.Random,
+            kinds: tuple[str, ...] = _KINDS) -> tuple[dict[str, Any], dict[str, Any]]:
     props, doc = {}, {}
     for name in names:
-        props[name], doc[name] = _field(depth, rng)
+        props[name], doc[name] = _field(depth, rng, kinds)
     return {"type": "object", "required": list(names), "additionalProperties": False, "properties": props}, doc
 
 
-def _field(depth: int, rng: random.Random) -> tuple[dict[str, Any], Any]:
-    kinds = ["pattern", "enum", "integer", "step", "boolean", "array"] + (["object"] * 2 if depth > 1 else [])
-    kind = rng.choice(kinds)
+def _field(depth: int, rng: random.Random, kinds: tuple[str, ...]) -> tuple[dict[str, Any], Any]:
+    kind = rng.choice(list(kinds) + (["object"] * 2 if depth > 1 else []))
     if kind == "pattern":
         letters, digits = rng.randint(2, 4), rng.randint(2, 5)
         value = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(letters)) + "-" + "".join(
@@ -79,7 +101,33 @@ def _field(depth: int, rng: random.Random) -> tuple[dict[str, Any], Any]:
         return ({"type": "array", "minItems": n, "maxItems": n + 1, "uniqueItems": True,
                  "items": {"type": "string", "minLength": 3}}, rng.sample(_WORDS, n))
     inner = rng.sample(_FIELDS, rng.randint(2, 3))
-    return _object(inner, depth - 1, rng)
+    return _object(inner, depth - 1, rng, kinds)
+
+
+def _in_words(schema: dict[str, Any], prefix: str = "") -> list[str]:
+    """One line per key, saying what its sub-schema (one of _field's kinds) allows."""
+    lines = []
+    for key, sub in schema["properties"].items():
+        path = f"{prefix}{key}"
+        if "properties" in sub:
+            lines.append(f"- `{path}`: an object with exactly the keys below.")
+            lines += _in_words(sub, path + ".")
+        elif "enum" in sub:
+            lines.append(f"- `{path}`: one of {', '.join(json.dumps(v) for v in sub['enum'])}.")
+        elif "pattern" in sub:
+            letters, digits = re.findall(r"\{(\d+)\}", sub["pattern"])
+            lines.append(f"- `{path}`: a string of {letters} capital letters, a hyphen, then {digits} digits.")
+        elif sub.get("type") == "integer":
+            lines.append(f"- `{path}`: an integer from {sub['minimum']} to {sub['maximum']}.")
+        elif sub.get("type") == "number":
+            lines.append(f"- `{path}`: a multiple of {sub['multipleOf']}, at least {sub['minimum']} and below "
+                         f"{sub['exclusiveMaximum']}.")
+        elif sub.get("type") == "boolean":
+            lines.append(f"- `{path}`: true or false.")
+        else:
+            lines.append(f"- `{path}`: a list of {sub['minItems']} to {sub['maxItems']} different strings, each at "
+                         f"least {sub['items']['minLength']} characters long.")
+    return lines
 
 
 def _leaves(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, signature,
+    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
 )
 
 _SERVICES = ("billing-api", "search", "auth-gateway", "inventory", "mailer", "thumbnailer", "ledger", "notifier")
@@ -56,15 +56,19 @@ class ServiceConfig(CheckFamily):
         checks, implied = _checks(schema, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
                                   res_path, budget, with_tls)
         description = _description(fmt, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
-                                    res_path, with_cpu, budget, with_tls) + schema_block(schema, difficulty < 0.5)
+                                    res_path, with_cpu, budget, with_tls)
+        description += schema_block(schema, show_schema(difficulty))
+        description += template_block(schema, fmt, show_template(difficulty))
         knobs = {"format": fmt, "ports": n_ports, "nested": nested, "budget": budget, "tls": with_tls,
-                 "cpu": with_cpu, "show_schema": difficulty < 0.5, "checks": checks, "implied": implied}
+                 "cpu": with_cpu, "show_schema": show_schema(difficulty), "show_template": show_template(difficulty),
+                 "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
 def _schema(port_names: list[str], lo: int, hi: int, with_cpu: bool, with_tls: bool, nested: bool) -> dict[str, Any]:
     limit = {"type": "object", "required": ["min", "max"], "additionalProperties": False,
-             "properties": {"min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "minimum": 0}}}
+             "properties": {"min": {"type": "integer", "minimum": 64, "maximum": 4096},
+                            "max": {"type": "integer", "minimum": 64, "maximum": 4096}}}
     resources = {"type": "object", "required": ["memory_mb"] + (["cpu_millicores"] if with_cpu else []),
                  "additionalProperties": False,
                  "properties": {"memory_mb": limit, **({"cpu_millicores": limit} if with_cpu else {})}}
