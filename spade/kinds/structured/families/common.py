@@ -99,9 +99,11 @@ def signature(fmt: str) -> str:
 class CheckFamily(Family):
     """A family whose tests are drawn from the variant's check groups. knobs['checks']: what the description states
     outright; knobs['implied']: the schema first, then the constraints the description only implies (orders,
-    budgets, cross-field rules). Edge tests, which the hidden tests take first, are the schema and all implied
-    constraints in one group, so every task checks both whatever the test counts; random tests draw single groups
-    (stated or implied, never the schema) for a finer score."""
+    budgets, cross-field rules). Edge tests, which the hidden tests take first, are the schema, then every stated
+    and implied constraint in one group, so every task's hidden tests check all of it whatever the test counts
+    (the hidden tests decide the reward: a document right on what happened to be drawn, such as the template
+    copied as it stands, must not score full marks); random tests draw single groups (stated or implied, never
+    the schema) for a finer score."""
 
     kind = "structured"
 
@@ -110,6 +112,5 @@ class CheckFamily(Family):
 
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         schema, *implied = knobs["implied"]
-        if implied:  # grouped even when alone: a random public test may hold the lone group, never this one
-            implied = [{"op": "all", "checks": implied}, *implied]
-        return [[schema]] + [[c] for c in implied]
+        every = [*knobs["checks"], *implied]
+        return [[schema]] + [[c] for c in ([{"op": "all", "checks": every}] if every else []) + implied]

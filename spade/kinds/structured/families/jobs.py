@@ -2,8 +2,9 @@
 given priority and schedule (hour and minute in range), retries under a cap and soft < hard timeouts.
 
 The order, the distinct ids and the timeout rule are stated in words and checked only by hidden (edge) tests;
-the shown facts (each job's priority and start time) are public checks. Difficulty adds jobs, the timeout and
-retry rules, hides the JSON Schema and moves from JSON to YAML.
+the shown facts (each job's priority and start time) are public checks; the schema holds the ids to the given
+jobs. Difficulty adds jobs (one, with the template, at the easiest level), the timeout and retry rules, hides the
+JSON Schema and moves from JSON to YAML.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ class JobQueue(CheckFamily):
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         fmt = pick_format(difficulty, rng)
-        n_jobs = 2 + round(difficulty * 4)
+        template = show_template(difficulty)
+        n_jobs = 1 if template else 2 + round(difficulty * 4)  # the easiest level: one job to fill in, no order
         with_timeouts, with_retries = difficulty >= 0.3, difficulty >= 0.5
         max_retries = rng.randint(2, 5)
         names = rng.sample(_JOBS, n_jobs)
-        priorities = sorted(rng.sample(range(1, 101), n_jobs), reverse=True)
+        # above the template's priority (1), so the template is never an answer
+        priorities = sorted(rng.sample(range(2 if template else 1, 101), n_jobs), reverse=True)
         given = {n: {"priority": p, "hour": rng.randint(0, 23), "minute": rng.choice((0, 5, 15, 30, 45, 50))}
                  for n, p in zip(names, priorities)}
         shown = names[:]
@@ -46,7 +49,7 @@ class JobQueue(CheckFamily):
                 soft = rng.choice((60, 120, 300, 600))
                 job["timeout_s"] = {"soft": soft, "hard": soft * rng.choice((2, 3))}
             jobs.append(job)
-        schema = _schema(n_jobs, with_timeouts, with_retries)
+        schema = _schema(names, with_timeouts, with_retries)
         show = show_schema(difficulty)
         checks: list[Any] = [{"op": "each", "path": ["jobs", "*"], "check": {"op": "implies", "if": {
             "op": "equals", "path": ["id"], "value": n}, "then": {"op": "all", "checks": [
@@ -66,7 +69,6 @@ class JobQueue(CheckFamily):
                 "op": "compare", "left": ["soft"], "cmp": "<", "right": ["hard"]}})
         if with_retries:
             implied.append({"op": "range", "path": ["jobs", "*", "retries"], "min": 0, "max": max_retries})
-        template = show_template(difficulty)
         description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries, template)
         description += schema_block(schema, show) + template_block(schema, fmt, template)
         knobs = {"format": fmt, "jobs": n_jobs, "timeouts": with_timeouts, "retries": with_retries,
@@ -74,9 +76,12 @@ class JobQueue(CheckFamily):
         return Variant(description, signature(fmt), fmt, render({"jobs": jobs}, fmt), knobs)
 
 
-def _schema(n_jobs: int, with_timeouts: bool, with_retries: bool) -> dict[str, Any]:
+def _schema(names: list[str], with_timeouts: bool, with_retries: bool) -> dict[str, Any]:
+    """The ids are the given jobs' (with the count and distinct ids: exactly those jobs); a pattern alone let any
+    unknown id pass, the per-job facts only applying to the given ids."""
+    n_jobs = len(names)
     props: dict[str, Any] = {
-        "id": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+        "id": {"enum": sorted(names)},
         "priority": {"type": "integer", "minimum": 1, "maximum": 100},
         "schedule": {"type": "object", "required": ["hour", "minute"], "additionalProperties": False,
                      "properties": {"hour": {"type": "integer", "minimum": 0, "maximum": 23},
