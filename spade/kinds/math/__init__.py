@@ -40,7 +40,7 @@ class Math:
         return build_prompt(task, variant)
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
-        return extract_answer(completion)
+        return extract_answer(completion, prefilled=prefilled)
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return ()  # an answer is never run as code: the grammar admits no names but variables and sqrt

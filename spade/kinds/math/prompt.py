@@ -1,9 +1,12 @@
 """Chat prompts for a math task: the problem, what form the answer takes, and how to end (a last line
-"Answer: ..."). In: a Task and a variant. Out: a Prompt with no prefill (the model works before it answers)."""
+"Answer: ..."). In: a Task and a variant. Out: a Prompt prefilled with "Answer: " (measured: without it the embedded
+135M model rambled and answered 0 of 120 samples; with it, it answers on the first line). A chat server that cannot
+prefill works first and ends with its own answer line, which the extractor takes."""
 
 from __future__ import annotations
 
 from spade.kinds.base import Prompt, prompt_hash
+from spade.kinds.math.extract import PREFILL
 from spade.kinds.math.grammar import Form, parse_form
 from spade.records import Task
 
@@ -39,4 +42,4 @@ def build_prompt(task: Task, variant: int) -> Prompt:
         hint = ""
     user = "\n\n".join(part for part in (task.description.strip(), hint, _ENDING) if part)
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
-    return Prompt(messages=messages, prefill="", variant=v, hash=prompt_hash(messages, ""))
+    return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))

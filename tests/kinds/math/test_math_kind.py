@@ -72,7 +72,19 @@ def test_the_prompt_shows_the_problem_and_the_answer_form_never_the_expected_val
     prompt = build_prompt(ROOTS)
     text = "\n".join(m["content"] for m in prompt.messages)
     assert "Solve x^2 + x - 6 = 0." in text and "Answer:" in text and "{-3, 2}" not in text
-    assert prompt.prefill == ""
+    assert prompt.prefill == "Answer: "
+
+
+@pytest.mark.parametrize(("completion", "prefilled", "answer"), [
+    ("3/4\n\nThis is because a quarter is 1/4.", True, "3/4"),  # continues the prefill
+    ("3/4\n\nThe answer is 1/2.", True, "1/2."),  # the last answer stated wins (the judge drops the period)
+    ("Halve it, then add.\nAnswer: 3/4", True, "3/4"),  # a server that cannot prefill writes its own line
+    ("Answer: 3/4", True, "3/4"),  # ... even as its first line
+    ("3/4", False, "3/4"),
+    ("Halve it.\nThen add.", False, ""),
+])
+def test_extraction_continues_the_answer_prefill(completion, prefilled, answer):
+    assert kind_of(ROOTS).extract(ROOTS, completion, prefilled=prefilled) == answer
 
 
 def test_the_loops_grading_path_judges_by_equivalence(pool):
@@ -81,7 +93,7 @@ def test_the_loops_grading_path_judges_by_equivalence(pool):
              "Answer: x = -3 or x = 2", "Answer: x = 2", "Answer: {2, -3, 1}",
              "Answer: 1 + 2x + x^2", "Answer: (x + 1)^2", "Answer: import os"]
     rollouts = Grader(pool, RewardConfig()).grade(tasks, [Completion(t) for t in texts],
-                                                  ids=[f"c{i}" for i in range(len(texts))])
+                                                  ids=[f"c{i}" for i in range(len(texts))], prefilled=False)
     assert [r.passed for r in rollouts] == [True, True, False, False, True, False, False, True, False, False]
     statuses = [r.result.status for r in rollouts]
     assert statuses[2] is ExecStatus.FAILED  # the question itself is not an answer of the form "number"
