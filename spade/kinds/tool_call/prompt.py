@@ -16,7 +16,8 @@ from spade.kinds.tool_call.simtools import TOOLS, definitions, offered
 from spade.records import Task
 
 # The prefill opens the list of calls: prefilling only the fence, the embedded 135M model copied the tool
-# definitions shown above it (0 of 80 samples answered with a call; /tmp figures in the kind's commit message).
+# definitions shown above it (0 of 80 samples answered with a call). One call a line, as in the worked example:
+# with `[{"name": "` on one line it often closed the list with `}}}` instead of `}}]`.
 PREFILL = '```json\n[\n  {"name": "'
 FENCE = "```"
 
@@ -47,7 +48,7 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
     elif v == 1:
         user = f"You can call these tools (OpenAI tools format, one a line):\n{tools}\n\n{answer}\n\n{request}"
     else:
-        user = (f"Available tools (OpenAI tools format, one a line):\n{tools}\n\n{answer} Reply with the JSON only."
+        user = (f"Available tools (OpenAI tools format, one a line):\n{tools}\n\n{answer}\n\nReply with the JSON only."
                 f"\n\nRequest: {request}")
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
     return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))
