@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spade.config import load_config  # noqa: E402
 from spade.evaluate.suites import load_suite  # noqa: E402
-from spade.policy.embedded import EmbeddedPolicy, _closed_after_code, make_decoder  # noqa: E402
+from spade.policy.embedded import EmbeddedPolicy, make_decoder  # noqa: E402
+from spade.policy.stops import closed_after_code  # noqa: E402
 from spade.policy.prompts import variant_for  # noqa: E402
 
 ENGINES = ("static", "generate", "hf")
@@ -40,7 +41,7 @@ def generic_generate(policy: EmbeddedPolicy, texts: list[str], max_new: int, tem
     class Stop(StoppingCriteria):
         def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
             decoded = tok.batch_decode(input_ids[:, width:], skip_special_tokens=True)
-            return torch.tensor([_closed_after_code(t) for t in decoded], dtype=torch.bool)
+            return torch.tensor([closed_after_code(t) for t in decoded], dtype=torch.bool)
 
     torch.manual_seed(seed)
     with torch.inference_mode():

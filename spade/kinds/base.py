@@ -26,12 +26,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """What the policy is asked: chat `messages`, the text the answer is forced to start with, variant and hash."""
+    """What the policy is asked: chat `messages`, the text the answer is forced to start with, variant and hash;
+    `stop` names when the answer is complete (spade.policy.stops: `fence`, the prefilled block is closed; `code`,
+    a Python function's block is closed; `line`, the prefilled line is finished)."""
 
     messages: tuple[dict[str, str], ...]
     prefill: str
     variant: int
     hash: str
+    stop: str = "fence"
 
 
 def prompt_hash(messages: tuple[dict[str, str], ...], prefill: str) -> str:

@@ -1,36 +1,38 @@
 """A batched decoder for the embedded policy that does less work than a generic `generate`.
 
-In: prompt texts (repeats allowed), a causal LM, its tokenizer, a stop test. Out: (text, new token count) per
+In: prompt texts (repeats allowed), a causal LM, its tokenizer, a stop rule per text (spade.policy.stops). Out: (text, new token count) per
 prompt, deterministic for a seed. Three savings, each measured on this 2-core host (bench/sampling.py):
 - the prefill runs once per distinct prompt and its KV cache is copied to the rows that share it (n samples of
   one task share one prompt), and only the last position's logits are computed;
-- a row leaves the batch as soon as it ends (end of turn, or its code block closed), so later steps run on
+- a row leaves the batch as soon as it ends (end of turn, or its stop rule says its answer is complete), so later steps run on
   the rows still writing instead of carrying finished rows to max_new_tokens;
-- the stop test decodes a row only when its newest token holds a backtick, not the whole batch every step.
+- a stop rule decodes a row only when its newest token holds the rule's trigger, not the whole batch every step.
 Sampling follows the usual definition: logits / temperature, then nucleus (top-p) filtering; temperature 0
 is greedy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-StopTest = Callable[[str], bool]
+from spade.policy.stops import DEFAULT_RULE, StopRule, StopTest, TriggerTokens, as_rule
+
 
 
 class Decoder:
-    """Holds per-tokenizer constants (the ids whose text holds a backtick) across calls."""
+    """Holds per-tokenizer constants (the ids holding each stop rule's trigger) across calls."""
 
-    def __init__(self, model: Any, tokenizer: Any, stop_test: StopTest) -> None:
+    def __init__(self, model: Any, tokenizer: Any, stop: StopRule | StopTest = DEFAULT_RULE) -> None:
         self.model = model
         self.tok = tokenizer
-        self.stop_test = stop_test
+        self.rule = as_rule(stop)  # for rows given no rule of their own
         self.eos = int(tokenizer.eos_token_id)
-        self.backtick_ids = frozenset(i for piece, i in tokenizer.get_vocab().items() if "`" in piece)
+        self.triggers = TriggerTokens(tokenizer)
 
     def generate(self, texts: Sequence[str], *, max_new_tokens: int, temperature: float, top_p: float,
-                 seed: int) -> list[tuple[str, int]]:
+                 seed: int, stops: Sequence[StopRule] | None = None) -> list[tuple[str, int]]:
+        """(text, new token count) per text; `stops`: each text's stop rule (default: the decoder's own)."""
         import torch
         from transformers import DynamicCache
 
@@ -42,6 +44,9 @@ class Decoder:
         cache = DynamicCache()
         gen = torch.Generator().manual_seed(seed)
         generated: list[list[int]] = [[] for _ in texts]
+        rules = list(stops) if stops is not None else [self.rule] * len(texts)
+        if len(rules) != len(texts):
+            raise ValueError(f"{len(rules)} stop rules for {len(texts)} texts")
         with torch.inference_mode():
             out = self.model(input_ids=enc["input_ids"], attention_mask=mask, position_ids=positions,
                              past_key_values=cache, use_cache=True, logits_to_keep=1)
@@ -56,7 +61,7 @@ class Decoder:
                 for j, token in enumerate(chosen.tolist()):
                     row = generated[rows[j]]
                     row.append(token)
-                    if not self._ends(row, token):
+                    if not self._ends(row, token, rules[rows[j]]):
                         keep.append(j)
                 if not keep or step == max_new_tokens - 1:
                     break
@@ -72,10 +77,10 @@ class Decoder:
                 next_pos = next_pos + 1
         return [(self.tok.decode(ids, skip_special_tokens=True), len(ids)) for ids in generated]
 
-    def _ends(self, row: list[int], token: int) -> bool:
+    def _ends(self, row: list[int], token: int, rule: StopRule) -> bool:
         if token == self.eos:
             return True
-        return token in self.backtick_ids and self.stop_test(self.tok.decode(row, skip_special_tokens=True))
+        return token in self.triggers.ids(rule.trigger) and rule.test(self.tok.decode(row, skip_special_tokens=True))
 
 
 def _index_of(distinct: list[str], texts: Sequence[str]) -> list[int]:

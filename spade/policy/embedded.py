@@ -18,6 +18,7 @@ from spade.errors import ModelError
 from spade.kinds.python_function.extract import extract_code
 from spade.policy.model_files import resolve_dtype
 from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
+from spade.policy.stops import stop_rule
 from spade.records import PYTHON_FUNCTION, Completion, Task
 
 ProgressFn = Callable[[int, int], None]
@@ -173,7 +174,8 @@ class EmbeddedPolicy:
             self._decoder = make_decoder(self.sampling.engine, self.model, self.tokenizer)
         self.model.eval()
         return self._decoder.generate([j.text for j in batch], max_new_tokens=self.sampling.max_new_tokens,
-                                      temperature=temp, top_p=self.sampling.top_p, seed=seed)
+                                      temperature=temp, top_p=self.sampling.top_p, seed=seed,
+                                      stops=[stop_rule(j.prompt.stop) for j in batch])
 
 
 def make_decoder(engine: str, model: Any, tokenizer: Any) -> Any:
@@ -181,17 +183,13 @@ def make_decoder(engine: str, model: Any, tokenizer: Any) -> Any:
     if engine == "hf":
         from spade.policy.decode import Decoder
 
-        return Decoder(model, tokenizer, _closed_after_code)
+        return Decoder(model, tokenizer)
     from spade.policy.static_decode import StaticDecoder
 
-    return StaticDecoder(model, tokenizer, _closed_after_code)
+    return StaticDecoder(model, tokenizer)
 
 
 def _batch_seed(seed: int, batch_index: int) -> int:
     # Distinct per batch and per seed (for fewer than 100003 batches), so reruns repeat exactly.
     return seed * 100_003 + batch_index
 
-
-def _closed_after_code(text: str) -> bool:
-    start = text.find("def ")
-    return start >= 0 and "```" in text[start:]

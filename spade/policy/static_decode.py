@@ -1,6 +1,6 @@
 """The embedded policy's sampler: a hand-written Llama forward over the live weights with a preallocated KV cache.
 
-In: prompt texts (repeats allowed), the live model, its tokenizer, a stop test. Out: (text, new token count) per
+In: prompt texts (repeats allowed), the live model, its tokenizer, a stop rule per text (spade.policy.stops). Out: (text, new token count) per
 prompt, deterministic for a seed. Same contract and sampling rule as `spade.policy.decode.Decoder` (the previous
 decoder, kept as `sampling.engine: hf`); where the time goes differently (bench/sampling.py measures both):
 - no per-step module dispatch, no growing cache: one KV tensor is allocated per call and written in place, and
@@ -19,12 +19,12 @@ always uses the weights the trainer just wrote.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from spade.policy.live_weights import LiveWeights, Projection, fingerprint, snapshot
+from spade.policy.stops import DEFAULT_RULE, StopRule, StopTest, TriggerTokens, as_rule
 
-StopTest = Callable[[str], bool]
 NUCLEUS_CANDIDATES = 64
 PREFILL_SPREAD = 12
 
@@ -32,12 +32,12 @@ PREFILL_SPREAD = 12
 class StaticDecoder:
     """Holds the tokenizer constants and the current weight snapshot across calls."""
 
-    def __init__(self, model: Any, tokenizer: Any, stop_test: StopTest) -> None:
+    def __init__(self, model: Any, tokenizer: Any, stop: StopRule | StopTest = DEFAULT_RULE) -> None:
         self.model = model
         self.tok = tokenizer
-        self.stop_test = stop_test
+        self.rule = as_rule(stop)  # for rows given no rule of their own
         self.eos = int(tokenizer.eos_token_id)
-        self.backtick_ids = frozenset(i for piece, i in tokenizer.get_vocab().items() if "`" in piece)
+        self.triggers = TriggerTokens(tokenizer)
         self._weights: LiveWeights | None = None
         self._fingerprint: tuple | None = None
         self.refreshes = 0
@@ -65,7 +65,8 @@ class StaticDecoder:
             return logits
 
     def generate(self, texts: Sequence[str], *, max_new_tokens: int, temperature: float, top_p: float,
-                 seed: int) -> list[tuple[str, int]]:
+                 seed: int, stops: Sequence[StopRule] | None = None) -> list[tuple[str, int]]:
+        """(text, new token count) per text; `stops`: each text's stop rule (default: the decoder's own)."""
         import torch
 
         w = self.weights()
@@ -78,6 +79,9 @@ class StaticDecoder:
         rope = _rope_table(w, width + max_new_tokens)
         gen = torch.Generator().manual_seed(seed)
         generated: list[list[int]] = [[] for _ in texts]
+        rules = list(stops) if stops is not None else [self.rule] * len(texts)
+        if len(rules) != len(texts):
+            raise ValueError(f"{len(rules)} stop rules for {len(texts)} texts")
         with torch.inference_mode():
             # Zeroed, not empty: decode attention reads every column (masked ones too) and 0 * NaN would leak.
             cache = torch.zeros(len(w.layers), 2, len(texts), w.kv_heads, width + max_new_tokens, w.head_dim,
@@ -101,7 +105,7 @@ class StaticDecoder:
                     if alive[j]:
                         row = generated[rows[j]]
                         row.append(token)
-                        alive[j] = not self._ends(row, token)
+                        alive[j] = not self._ends(row, token, rules[rows[j]])
                 left = sum(alive)
                 if not left or step == max_new_tokens - 1:
                     break
@@ -117,10 +121,10 @@ class StaticDecoder:
                 positions = positions + 1
         return [(self.tok.decode(ids, skip_special_tokens=True), len(ids)) for ids in generated]
 
-    def _ends(self, row: list[int], token: int) -> bool:
+    def _ends(self, row: list[int], token: int, rule: StopRule) -> bool:
         if token == self.eos:
             return True
-        return token in self.backtick_ids and self.stop_test(self.tok.decode(row, skip_special_tokens=True))
+        return token in self.triggers.ids(rule.trigger) and rule.test(self.tok.decode(row, skip_special_tokens=True))
 
 
 def _rope_table(w: LiveWeights, length: int) -> tuple[Any, Any]:

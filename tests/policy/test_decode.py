@@ -4,7 +4,7 @@ and row retirement must not change a single greedy token."""
 import torch
 
 from spade.policy.decode import Decoder, _pick
-from spade.policy.embedded import _closed_after_code
+from spade.policy.stops import closed_after_code
 
 
 def _reference_greedy(policy, text, max_new):
@@ -33,11 +33,11 @@ def test_a_row_stops_when_its_code_block_closes_and_others_go_on(policy, easy_ta
     text = policy.prompt_text(easy_tasks[0], 0)
     free = Decoder(policy.model, policy.tokenizer, lambda t: False).generate(
         [text], max_new_tokens=48, temperature=0.0, top_p=1.0, seed=0)[0]
-    fenced = Decoder(policy.model, policy.tokenizer, _closed_after_code).generate(
+    fenced = Decoder(policy.model, policy.tokenizer, closed_after_code).generate(
         [text], max_new_tokens=48, temperature=0.0, top_p=1.0, seed=0)[0]
     assert fenced[1] <= free[1]
     assert free[0].startswith(fenced[0])
-    if _closed_after_code(free[0]):  # the model closed its block: the fenced run ends right at that token
+    if closed_after_code(free[0]):  # the model closed its block: the fenced run ends right at that token
         assert fenced[0].rstrip().endswith("```") and fenced[1] < free[1]
 
 

@@ -5,7 +5,7 @@ import copy
 
 import torch
 
-from spade.policy.embedded import _closed_after_code
+from spade.policy.stops import closed_after_code
 from spade.policy.static_decode import StaticDecoder, _pick
 
 
@@ -48,7 +48,7 @@ def test_rows_that_end_early_leave_the_batch_without_changing_the_others(policy,
     # Rows end at different steps (code block closed), so the cache is compacted mid-run; each row must still
     # equal its own run alone.
     texts = [policy.prompt_text(t, v) for t in easy_tasks for v in range(3)]
-    decoder = StaticDecoder(policy.model, policy.tokenizer, _closed_after_code)
+    decoder = StaticDecoder(policy.model, policy.tokenizer, closed_after_code)
     batched = decoder.generate(texts, max_new_tokens=40, temperature=0.0, top_p=1.0, seed=0)
     assert len({count for _, count in batched}) > 1
     for text, row in zip(texts, batched):
@@ -57,7 +57,7 @@ def test_rows_that_end_early_leave_the_batch_without_changing_the_others(policy,
 
 def test_same_seed_repeats_exactly_and_another_seed_differs(policy, easy_tasks):
     texts = _texts(policy, easy_tasks) * 3
-    decoder = StaticDecoder(policy.model, policy.tokenizer, _closed_after_code)
+    decoder = StaticDecoder(policy.model, policy.tokenizer, closed_after_code)
     a = decoder.generate(texts, max_new_tokens=24, temperature=1.0, top_p=0.95, seed=7)
     assert a == decoder.generate(texts, max_new_tokens=24, temperature=1.0, top_p=0.95, seed=7)
     assert a != decoder.generate(texts, max_new_tokens=24, temperature=1.0, top_p=0.95, seed=8)
@@ -66,7 +66,7 @@ def test_same_seed_repeats_exactly_and_another_seed_differs(policy, easy_tasks):
 def test_bfloat16_logits_stay_close_to_the_reference_forward(policy, easy_tasks):
     model = copy.deepcopy(policy.model).to(torch.bfloat16)
     texts = _texts(policy, easy_tasks)
-    ours = StaticDecoder(model, policy.tokenizer, _closed_after_code).last_logits(texts)
+    ours = StaticDecoder(model, policy.tokenizer, closed_after_code).last_logits(texts)
     want = _reference_logits(policy.tokenizer, model, texts)
     assert torch.equal(ours.argmax(-1), want.argmax(-1))
     # bf16 keeps ~3 significant digits; logits here span ~±30, and the two forwards round in different places.
@@ -76,7 +76,7 @@ def test_bfloat16_logits_stay_close_to_the_reference_forward(policy, easy_tasks)
 def test_logits_follow_the_weights_after_an_optimizer_step(policy, easy_tasks):
     model = copy.deepcopy(policy.model)
     texts = SHORT
-    decoder = StaticDecoder(model, policy.tokenizer, _closed_after_code)
+    decoder = StaticDecoder(model, policy.tokenizer, closed_after_code)
     before = decoder.last_logits(texts)
     torch.testing.assert_close(before, _reference_logits(policy.tokenizer, model, texts), atol=2e-3, rtol=1e-4)
     _train_step(model, policy.tokenizer, texts, [p for p in model.parameters()])
@@ -95,7 +95,7 @@ def test_lora_logits_follow_an_optimizer_step_and_an_adapter_load(policy, easy_t
     model = get_peft_model(copy.deepcopy(policy.model), LoraConfig(r=4, lora_alpha=8, target_modules=targets))
     model.eval()
     texts = SHORT
-    decoder = StaticDecoder(model, policy.tokenizer, _closed_after_code)
+    decoder = StaticDecoder(model, policy.tokenizer, closed_after_code)
     start = decoder.last_logits(texts)
     _train_step(model, policy.tokenizer, texts, [p for p in model.parameters() if p.requires_grad])
     trained = decoder.last_logits(texts)

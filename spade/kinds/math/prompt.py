@@ -42,4 +42,4 @@ def build_prompt(task: Task, variant: int) -> Prompt:
         hint = ""
     user = "\n\n".join(part for part in (task.description.strip(), hint, _ENDING) if part)
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
-    return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL))
+    return Prompt(messages=messages, prefill=PREFILL, variant=v, hash=prompt_hash(messages, PREFILL), stop="line")

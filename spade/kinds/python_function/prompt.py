@@ -37,7 +37,8 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
     examples = render_examples(task.entry_point, task.test_cases)
     user = _USER_BUILDERS[v](task, examples)
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
-    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v, hash=prompt_hash(messages, ASSISTANT_PREFILL))
+    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v, hash=prompt_hash(messages, ASSISTANT_PREFILL),
+                  stop="code")
 
 
 def render_examples(entry_point: str, tests: tuple[TestCase, ...]) -> list[str]:

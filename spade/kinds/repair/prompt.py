@@ -26,7 +26,7 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
     messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user_message(task, v)})
     return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v,
-                  hash=prompt_hash(messages, ASSISTANT_PREFILL))
+                  hash=prompt_hash(messages, ASSISTANT_PREFILL), stop="code")
 
 
 def user_message(task: Task, variant: int = 0) -> str:
