@@ -2,7 +2,7 @@
 
 Workload: the config's loop sampling (generation.tasks_per_iteration builtin-suite tasks x sampling.n samples,
 prompt variants rotating as in the loop, sampling.temperature/top_p/max_new_tokens), in batches of
-sampling.batch_size. Each round runs the three engines in turn (static, generate, hf) so that load drift on a
+sampling.batch_size (or what `auto` picks). Each round runs the three engines in turn (static, generate, hf) so that load drift on a
 shared machine hits all alike; prints sequences/s and new tokens/s per engine and the ratios of the static
 sampler to the other two (sequences/s: what the loop waits for). Also the cost of re-reading the weights after
 an update (the static sampler's refresh).
@@ -79,13 +79,14 @@ def main() -> None:
     tasks = load_suite("builtin")[: args.tasks or cfg.generation.tasks_per_iteration]
     texts = [policy.prompt_text(t, variant_for(i)) for t in tasks for i in range(s.sampling_n)]
     texts.sort(key=len)  # as EmbeddedPolicy batches them
-    batches = [texts[i:i + s.batch_size] for i in range(0, len(texts), s.batch_size)]
+    size = policy.batch_size_for(texts)  # sampling.batch_size, or what `auto` picks; the same for every engine
+    batches = [texts[i:i + size] for i in range(0, len(texts), size)]
     policy.model.eval()
     decoders = {name: make_decoder(name, policy.model, policy.tokenizer) for name in ("static", "hf")}
     for d in decoders.values():  # one-off warm-up (bf16 kernels, first allocation) charged to no engine
         d.generate(texts[:2], max_new_tokens=4, temperature=s.temperature, top_p=s.top_p, seed=0)
     print(f"{args.config}: {len(tasks)} tasks x {s.sampling_n} samples = {len(texts)} sequences in batches of "
-          f"{s.batch_size}, max_new_tokens {s.max_new_tokens}, T={s.temperature}, top_p={s.top_p}, "
+          f"{size} (batch_size {s.batch_size}), max_new_tokens {s.max_new_tokens}, T={s.temperature}, top_p={s.top_p}, "
           f"dtype {policy.dtype}, {args.threads} threads", flush=True)
     totals = {name: [0.0, 0] for name in ENGINES}
     for r in range(args.rounds):

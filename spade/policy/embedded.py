@@ -16,6 +16,7 @@ from typing import Any
 from spade.config import SamplingConfig, TrainingConfig
 from spade.errors import ModelError
 from spade.kinds.python_function.extract import extract_code
+from spade.policy.batching import available_bytes, batch_size, row_bytes
 from spade.policy.model_files import resolve_dtype
 from spade.policy.prompts import FENCE_CLOSE, Prompt, build_prompt, render_chat, variant_for
 from spade.policy.stops import stop_rule
@@ -151,7 +152,7 @@ class EmbeddedPolicy:
     def _generate_all(
         self, jobs: list[_Job], temp: float, seed: int, on_progress: ProgressFn | None
     ) -> dict[int, tuple[str, int]]:
-        size = self.sampling.batch_size
+        size = self.batch_size_for([j.text for j in jobs])
         outputs: dict[int, tuple[str, int]] = {}
         started = time.perf_counter()
         tokens = 0
@@ -168,6 +169,16 @@ class EmbeddedPolicy:
         self.total_generate_seconds += elapsed
         self.total_sequences += len(jobs)
         return outputs
+
+    def batch_size_for(self, texts: list[str]) -> int:
+        """Rows per generate call for these prompt texts (sorted by length, as sampling sorts them):
+        sampling.batch_size, or under `auto` what fits (spade.policy.batching), sized by the longest prompts."""
+        if self.sampling.batch_size != "auto" or not texts:
+            return batch_size(self.sampling.batch_size, len(texts), 0, 0)
+        longest = max(len(self.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts[-4:])
+        elem = 2 if self.dtype == "bfloat16" else 4
+        need = row_bytes(self.model.config, longest, self.sampling.max_new_tokens, elem)
+        return batch_size("auto", len(texts), need, available_bytes())
 
     def _generate(self, batch: list[_Job], temp: float, seed: int) -> list[tuple[str, int]]:
         if self._decoder is None or self._decoder.model is not self.model:
