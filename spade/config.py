@@ -199,7 +199,7 @@ class SamplingConfig(_Section):
     batch_size: Annotated[int, Field(ge=1, le=1024)] | Literal["auto"] = "auto"
     """Sequences per generate call (1-1024), or auto: up to 64 sequences of one sampling call in one batch, fewer
     when a quarter of the free memory holds fewer (spade.policy.batching). Large batches are the throughput lever on CPU: one
-    batch of 64 measured 1.26-1.40x the sequences/s of two batches of 32 (README, Performance)."""
+    batch of 64 gave 1.17x the sequences/s of two batches of 32 (bench/batching.py; README, Performance)."""
     dtype: Literal["auto", "bfloat16", "float32"] = "auto"
     """auto: bfloat16 where the CPU has native bf16 (AVX512-BF16 or AMX), else float32. Without native support
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
