@@ -4,7 +4,8 @@ lines are the model's chatter: measured, the embedded 135M model follows "7" wit
 fraction..." and the last-line rule judged that). Otherwise (no prefill, or a server that cannot prefill and works
 first): the last \\boxed{...}, else the last line starting "Answer:", else a completion that is one short line.
 For a single value (forms number and constant), an equation chain "1 + 1 = 2" is read as its last side, the result
-it states; the judge then checks that value like any other. Out: the answer text ('' when there is none: a format
+it states, and a number may be followed by up to three words ("6 ways."); the judge then checks that value like any
+other. Out: the answer text ('' when there is none: a format
 failure). Linear in the completion's length.
 """
 
@@ -19,6 +20,7 @@ PREFILL = "Answer: "
 _ANSWER_LINE = re.compile(r"^[\s*#>_-]*(?:the\s+)?(?:final\s+)?answer[\s*_]*(?:is)?[\s*_]*[:=]?[\s*_]*(.*?)[\s*_]*$",
                           re.IGNORECASE)
 _VALUE_FORMS = ("number", "constant")  # one value and no variables, so an '=' can only join sides of a computation
+_TRAILING_WORDS = re.compile(r"^(.*?\d)\s+[A-Za-z]+(?:\s+[A-Za-z]+){0,2}\s*\.?$")  # "12 ways." (a count's unit)
 
 
 def extract_answer(completion: str, *, prefilled: bool = False, form: Form | None = None) -> str:
@@ -52,8 +54,13 @@ def _prefill_line(text: str, form: Form) -> str | None:
 
 
 def _stated_result(answer: str, form: Form) -> str:
-    """"3 * 4 = 12" -> "12" for a single value when every side is in the grammar; any other answer unchanged."""
-    if form.name not in _VALUE_FORMS or "=" not in answer:
+    """"3 * 4 = 12 ways" -> "12" for a single value when every side is in the grammar; any other answer unchanged."""
+    if form.name not in _VALUE_FORMS:
+        return answer
+    unit = _TRAILING_WORDS.match(answer) if len(answer) <= MAX_CHARS else None
+    if unit and _parses(unit.group(1).split("=")[-1], Form("constant")):
+        answer = unit.group(1)
+    if "=" not in answer:
         return answer
     sides = answer.split("=")
     if all(_parses(side, Form("constant")) for side in sides):

@@ -115,6 +115,10 @@ def test_extraction_of_a_megabyte_is_bounded():
     ("6/8\nso \\boxed{3/4}", "number", "3/4"),  # not in lowest terms
     ("1 + 1 = 2\nThe answer is 3.", "number", "2"),  # an equation chain states its last side
     ("3 * 4 = 12.\n", "number", "12."),
+    ("2 * 3 = 6 ways.", "number", "6"),  # a count's unit after the number
+    ("12 different outfits", "number", "12"),
+    ("6 ways to choose them\nAnswer: 7", "number", "7"),  # more than three words: not an answer line
+    ("sqrt(2) meters", "polynomial in x", "sqrt(2) meters"),  # words are dropped only where one value is asked
     ("2 = 1 + 1", "number", "1 + 1"),  # the stated result is what is judged (here: not a number)
     ("x = 5\nThe answer is 4.", "numbers in x", "x = 5"),  # a label, not a chain
     ("2x + 6 = 8", "polynomial in x", "2x + 6 = 8"),  # a chain only where the form is one value
