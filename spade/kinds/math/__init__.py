@@ -2,10 +2,11 @@
 expression, judged by symbolic equivalence with SymPy inside the sandbox.
 
 A task's `signature` is its answer form (grammar.FORMS: "number", "numbers in x", "polynomial in x, y", ...), its one
-test has no arguments and expects the canonical answer text. The answer is taken from the completion's last
-\\boxed{} or "Answer:" line (extract.py), parsed by a restricted grammar into SymPy objects and compared inside the
-sandbox (judge.py, run.py); nothing the policy writes is sympified or evaluated, and the host reads only bounded
-verdicts. Families: families.py. SymPy is imported only inside the sandbox.
+test has no arguments and expects the canonical answer text. The answer is the line after the prefilled "Answer: "
+when it is well formed, else the completion's last \\boxed{} or "Answer:" line (extract.py), parsed by a restricted
+grammar into SymPy objects and compared inside the sandbox (judge.py, run.py); nothing the policy writes is
+sympified or evaluated, and the host reads only bounded verdicts. Families: families/. SymPy is imported only
+inside the sandbox.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from spade.kinds import register
 from spade.kinds.base import Prompt, Scorer
 from spade.kinds.math import families as _families  # noqa: F401  (registers the math families)
 from spade.kinds.math.extract import extract_answer
+from spade.kinds.math.grammar import parse_form
 from spade.kinds.math.prompt import build_prompt
 from spade.kinds.math.run import Request, Verdict, run_requests
 from spade.kinds.math.validate import MATH, validate_drafts, validate_tasks
@@ -40,7 +42,11 @@ class Math:
         return build_prompt(task, variant)
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
-        return extract_answer(completion, prefilled=prefilled)
+        try:
+            form = parse_form(task.signature)
+        except ValueError:
+            form = None  # a task file's bad form is refused by validation; here the text is taken as written
+        return extract_answer(completion, prefilled=prefilled, form=form)
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return ()  # an answer is never run as code: the grammar admits no names but variables and sqrt

@@ -102,6 +102,34 @@ def test_extraction_of_a_megabyte_is_bounded():
     huge = "Answer: " + "1" * 1_000_000
     assert len(extract_answer(huge)) <= MAX_CHARS + 1
     assert extract_answer("answer" + "*" * 1_000_000 + "x") == ""
+    assert len(extract_answer("1 = " * 250_000, prefilled=True, form=parse_form("number"))) <= MAX_CHARS + 1
+    assert len(extract_answer("2" * 1_000_000, prefilled=True, form=parse_form("number"))) <= MAX_CHARS + 1
+
+
+@pytest.mark.parametrize("completion, form, answer", [
+    ("7\n\nThe answer is -7, which is a fraction in lowest terms.", "number", "7"),  # the committed line, not chatter
+    ("1\n\nThe answer is one number: an integer.", "number", "1"),
+    ("Answer: 5\nAnswer: 6", "number", "5"),  # "Answer: Answer: 5" after the prefill
+    ("Halve it, then add.\nAnswer: 3/4", "number", "3/4"),  # a server that cannot prefill works first
+    ("(x + 1)^2\nAnswer: x^2 + 2x + 1", "polynomial in x", "x^2 + 2x + 1"),  # not of the form: not the answer
+    ("6/8\nso \\boxed{3/4}", "number", "3/4"),  # not in lowest terms
+    ("1 + 1 = 2\nThe answer is 3.", "number", "2"),  # an equation chain states its last side
+    ("3 * 4 = 12.\n", "number", "12."),
+    ("2 * 3 = 6 ways.", "number", "6"),  # a count's unit after the number
+    ("12 different outfits", "number", "12"),
+    ("6 ways to choose them\nAnswer: 7", "number", "7"),  # more than three words: not an answer line
+    ("sqrt(2) meters", "polynomial in x", "sqrt(2) meters"),  # words are dropped only where one value is asked
+    ("2 = 1 + 1", "number", "1 + 1"),  # the stated result is what is judged (here: not a number)
+    ("x = 5\nThe answer is 4.", "numbers in x", "x = 5"),  # a label, not a chain
+    ("2x + 6 = 8", "polynomial in x", "2x + 6 = 8"),  # a chain only where the form is one value
+])
+def test_after_the_prefill_the_first_line_is_the_answer_when_it_has_the_form(completion, form, answer):
+    assert extract_answer(completion, prefilled=True, form=parse_form(form)) == answer
+
+
+def test_without_the_prefill_the_last_answer_line_still_wins():
+    assert extract_answer("7\nAnswer: 8", prefilled=False, form=parse_form("number")) == "8"
+    assert extract_answer("7\nThe answer is 8.", prefilled=True) == "8."  # no form: the old rule
 
 
 ALPHABET = "0123456789.+-*/^()!,={}[]xyn sqrt\\frac{}_'\"\n\t$#@;:<>|&%~`?"

@@ -68,6 +68,30 @@ def test_drafts_are_deterministic_and_difficulty_changes_what_is_asked():
         assert easy.isdisjoint(hard), family
 
 
+EASIEST = {  # difficulty 0: one step, small numbers (the 135M policy's level; see the families' docstrings)
+    "math_arithmetic": r"Compute [1-9] \+ [1-9]\.",
+    "math_combinatorics": r"A shop has [2-5] \w+ and [2-5] [\w ]+\. In how many ways can you choose one [\w ]+\?",
+    "math_linear": r"Solve for x: x \+ [1-5] = ([2-9]|10)\.",
+    "math_polynomial": r"Expand and simplify: [2-5]\(x [+-] [1-3]\)\.",
+    "math_quadratic": r"Solve for x: \(x - [1-4]\)\(x - [1-4]\) = 0\. Give every real solution\.",
+    "math_sequence": r"The sequence (\d+), \d+, \d+, \d+, \d+, \.\.\. continues by the same rule\. What is the next term\?",
+}
+
+
+@pytest.mark.parametrize("family", MATH_FAMILIES)
+def test_the_easiest_level_is_one_step_and_the_next_level_is_harder(family):
+    import re
+
+    for seed in range(12):
+        easy = draft_task(family, 0.0, seed, 0, 3, 3)
+        assert re.fullmatch(EASIEST[family], easy.description), easy.description
+    harder = [draft_task(family, 0.25, seed, 0, 3, 3).description for seed in range(12)]
+    assert sum(bool(re.fullmatch(EASIEST[family], text)) for text in harder) <= 6, harder  # some may happen to look easy
+    sequence = draft_task("math_sequence", 0.0, 5, 0, 3, 3).description
+    terms = [int(t) for t in sequence.split("sequence ")[1].split(", ...")[0].split(", ")]
+    assert [b - a for a, b in zip(terms, terms[1:])] == [1, 1, 1, 1]  # counting on
+
+
 def test_the_prompt_shows_the_problem_and_the_answer_form_never_the_expected_value():
     prompt = build_prompt(ROOTS)
     text = "\n".join(m["content"] for m in prompt.messages)
@@ -77,7 +101,8 @@ def test_the_prompt_shows_the_problem_and_the_answer_form_never_the_expected_val
 
 @pytest.mark.parametrize(("completion", "prefilled", "answer"), [
     ("3/4\n\nThis is because a quarter is 1/4.", True, "3/4"),  # continues the prefill
-    ("3/4\n\nThe answer is 1/2.", True, "1/2."),  # the last answer stated wins (the judge drops the period)
+    ("3/4\n\nThe answer is 1/2.", True, "3/4"),  # the line after the prefill is the answer; later chatter is not
+    ("Let me see.\n\nThe answer is 1/2.", True, "1/2."),  # ... unless it is none: then the last answer stated wins
     ("Halve it, then add.\nAnswer: 3/4", True, "3/4"),  # a server that cannot prefill writes its own line
     ("Answer: 3/4", True, "3/4"),  # ... even as its first line
     ("3/4", False, "3/4"),
@@ -179,9 +204,29 @@ def test_a_math_file_without_references_is_checked_statically(tmp_path):
 def test_every_prompt_variant_asks_for_the_answer_line_and_states_the_form():
     for variant in range(3):
         prompt = build_prompt(SQUARE, variant)
-        user = prompt.messages[-1]["content"]
-        assert "Answer:" in user and "expanded polynomial in x" in user and "Expand (x + 1)^2." in user
+        text = "\n".join(m["content"] for m in prompt.messages)
+        assert "Answer:" in text and "expanded polynomial in x" in text and "Expand (x + 1)^2." in text
     assert len({build_prompt(SQUARE, v).hash for v in range(3)}) == 3
+
+
+def test_the_problem_comes_last_alone_in_the_user_message_and_the_instructions_in_the_system_message():
+    # Measured on the embedded 135M model: with the form and answer-line instructions after the problem it answered 3
+    # of 40 easy number problems right, with them in the system message and the problem last 10 of 40.
+    for variant in range(3):
+        system, user = build_prompt(QUARTER, variant).messages
+        assert system["role"] == "system" and user["role"] == "user"
+        assert user["content"] == "Compute 1/2 + 1/4."
+        assert "Answer:" in system["content"] and "fraction in lowest terms" in system["content"]
+
+
+def test_the_grading_path_takes_the_line_after_the_prefill_and_the_result_an_equation_states(pool):
+    tasks = [QUARTER] * 5 + [ROOTS]
+    texts = ["3/4\n\nThe answer is 1/2, which is a fraction.", "1/2 + 1/4 = 3/4", "1/2 + 1/4 = 1",
+             "1/2\n\nThe answer is 3/4.", "1/4 + 1/4 + 1/4 = 3/4 = 0.75", "x = 2, x = -3\nThe answer is x = 2."]
+    rollouts = Grader(pool, RewardConfig()).grade(tasks, [Completion(t) for t in texts],
+                                                  ids=[f"p{i}" for i in range(len(texts))], prefilled=True)
+    assert [r.passed for r in rollouts] == [True, True, False, False, True, True]
+    assert rollouts[2].result.status is ExecStatus.FAILED  # a wrong stated result is a wrong answer
 
 
 @pytest.mark.slow  # builds the suite and starts the CLI's own pool: about a minute on 2 loaded cores

@@ -1,7 +1,8 @@
 """Arithmetic with fractions and the order of operations: "Compute (3/4) + (5/6) * (2 - 1/3)".
 
-Difficulty adds operands (2 to 6), brings fractions (from 0.3), then * and / (from 0.2 and 0.5), bracketed groups
-(from 0.4) and small powers (from 0.7). The answer is a number in lowest terms, computed with Fraction.
+Difficulty adds operands (2 below 0.3, then 3 to 6), brings - (from 0.1: the easiest task is a sum of two numbers up
+to 9), * and fractions (from 0.3), / (from 0.5), bracketed groups (from 0.4) and small powers (from 0.7). The answer is a
+number in lowest terms, computed with Fraction.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ class Arithmetic(MathFamily):
     tags = ("math", "arithmetic", "fractions")
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
-        knobs = {"operands": span(difficulty, 2, 6), "fractions": difficulty >= 0.3,
-                 "ops": "+-" + ("*" if difficulty >= 0.2 else "") + ("/" if difficulty >= 0.5 else ""),
+        ops = "+" + "".join(op for op, start in (("-", 0.1), ("*", 0.3), ("/", 0.5)) if difficulty >= start)
+        knobs = {"operands": span(difficulty, 2, 6) if difficulty >= 0.3 else 2, "fractions": difficulty >= 0.3, "ops": ops,
                  "groups": difficulty >= 0.4, "powers": difficulty >= 0.7, "size": span(difficulty, 9, 30)}
         for _ in range(100):
             text, value = _expression(knobs, knobs["operands"], rng)

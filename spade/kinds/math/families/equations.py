@@ -1,9 +1,11 @@
 """Equations in x: linear ("Solve for x: 3x + 5 = x - 7") and quadratic ("Solve x^2 - x - 6 = 0").
 
-Linear: difficulty widens the coefficients, puts x on both sides (from 0.3), brackets (from 0.6) and makes the
-solution a fraction (from 0.5). Quadratic: integer roots, a double root or a leading coefficient (from 0.3), rational
-roots (from 0.5), terms on both sides (from 0.6), irrational roots a ± sqrt(b) (from 0.75). Answers are the solutions
-as a set ("x = 2, x = -3"); the reference is computed exactly here and canonicalised by the judge.
+Linear: below 0.25 one step, x plus a positive number ("Solve for x: x + 3 = 8"); above, difficulty widens the
+coefficients, puts x on both sides (from 0.3), brackets (from 0.6) and makes the solution a fraction (from 0.5).
+Quadratic: below 0.25 already factored ("(x - 3)(x - 5) = 0", positive roots); above, integer roots, a double root
+or a leading coefficient (from 0.3), rational roots (from 0.5), terms on both sides (from 0.6), irrational roots
+a ± sqrt(b) (from 0.75). Answers are the solutions as a set ("x = 2, x = -3"); the reference is computed exactly here
+and canonicalised by the judge.
 """
 
 from __future__ import annotations
@@ -32,7 +34,11 @@ class Linear(MathFamily):
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         size = span(difficulty, 5, 20)
         knobs = {"size": size, "both_sides": difficulty >= 0.3, "brackets": difficulty >= 0.6,
-                 "fraction": difficulty >= 0.5}
+                 "fraction": difficulty >= 0.5, "one_step": difficulty < 0.25}
+        if knobs["one_step"]:
+            solution, b = rng.randint(1, size), rng.randint(1, size)
+            return variant(f"Solve for x: {linear_text(1, b)} = {solution + b}.", "numbers in x", f"x = {solution}",
+                           knobs)
         q = rng.randint(2, 5) if knobs["fraction"] else 1
         solution = Fraction(nonzero(rng, -size, size), q)
         c = nonzero(rng, -size // 2, size // 2) if knobs["both_sides"] else 0
@@ -57,7 +63,11 @@ class Quadratic(MathFamily):
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         size = span(difficulty, 4, 12)
         knobs = {"size": size, "leading": difficulty >= 0.3, "rational": difficulty >= 0.5,
-                 "both_sides": difficulty >= 0.6, "irrational": difficulty >= 0.75}
+                 "both_sides": difficulty >= 0.6, "irrational": difficulty >= 0.75, "factored": difficulty < 0.25}
+        if knobs["factored"]:
+            r1, r2 = rng.sample(range(1, size + 1), 2)
+            text = f"Solve for x: ({linear_text(1, -r1)})({linear_text(1, -r2)}) = 0. Give every real solution."
+            return variant(text, "numbers in x", f"x = {r1}, x = {r2}", knobs)
         if knobs["irrational"] and rng.random() < 0.6:
             p, r = rng.randint(-size, size), rng.choice([2, 3, 5, 6, 7, 10, 11, 13])
             coefficients = [1, -2 * p, p * p - r]  # roots p ± sqrt(r)

@@ -1,6 +1,7 @@
 """Expanding and simplifying polynomials: "Expand and simplify: (2x - 3)(x + 4) - 3(x - 1)^2".
 
-Difficulty adds products (1 to 3 summed), factors per product (2, then 3 from 0.6), squares and cubes (from 0.4),
+Difficulty 0 (below 0.25) is one step, a number times a sum: "Expand and simplify: 3(x - 2)". Above it, difficulty
+adds products (1 to 3 summed), factors per product (2, then 3 from 0.6), squares and cubes (from 0.4),
 larger coefficients, and a second variable y (from 0.75). The answer must be expanded with like terms combined
 (the judge checks the form, so the question itself is no answer); the reference is expanded here exactly.
 """
@@ -22,8 +23,15 @@ class Polynomial(MathFamily):
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         knobs = {"products": span(difficulty, 1, 3), "factors": 3 if difficulty >= 0.6 else 2,
-                 "powers": difficulty >= 0.4, "size": span(difficulty, 3, 9), "two_variables": difficulty >= 0.75}
+                 "powers": difficulty >= 0.4, "size": span(difficulty, 3, 9), "two_variables": difficulty >= 0.75,
+                 "distribute": difficulty < 0.25}
         names = ("x", "y") if knobs["two_variables"] else ("x",)
+        if knobs["distribute"]:
+            scale, constant = rng.randint(2, 5), nonzero(rng, -knobs["size"], knobs["size"])
+            factor = {(1,): Fraction(1), (0,): Fraction(constant)}
+            description = f"Expand and simplify: {scale}({poly_text(factor, names)})."
+            return variant(description, "polynomial in x", poly_text({e: scale * c for e, c in factor.items()}, names),
+                           knobs)
         total: Poly = {}
         shown: list[str] = []
         for k in range(knobs["products"]):
