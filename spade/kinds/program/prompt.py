@@ -1,5 +1,6 @@
-"""Chat prompts for a program task: the statement, the input/output contract, and the public tests as sample
-input and output (never the hidden ones).
+"""Chat prompts for a program task: a worked example on another problem (examples.py), the statement, the
+input/output contract with the rule that only the answer is printed, and the public tests as sample input and
+output (never the hidden ones).
 
 In: a `Task` and a variant index. Out: a `Prompt`. The answer is prefilled with the opening fence, as for Python
 functions (it helps the embedded model); the phrasings rotate with the candidate index.
@@ -8,6 +9,7 @@ functions (it helps the embedded model); the phrasings rotate with the candidate
 from __future__ import annotations
 
 from spade.kinds.base import Prompt, prompt_hash
+from spade.kinds.program.examples import WORKED_EXAMPLE
 from spade.records import Task, TestCase
 
 ASSISTANT_PREFILL = "```python\n"
@@ -53,13 +55,25 @@ def _samples_text(samples: list[tuple[str, str]]) -> str:
                        for i, (i_, o) in enumerate(samples, 1))
 
 
+# A prompt string given to input() lands in stdout and makes the output wrong; the small model did that often.
+NO_PROMPTS = "Call input() with no prompt text. Do not print prompts or labels; print only the answer."
+
+
 def _io_line(task: Task) -> str:
     match = "exactly" if task.params.get("output_match") == "exact" else "(spacing between values is not checked)"
-    return f"Read everything from standard input and print the answer to standard output {match}."
+    return f"Read everything from standard input and print the answer to standard output {match}. {NO_PROMPTS}"
+
+
+def example_text() -> str:
+    """The worked example: its problem, sample and program, in the prompt's own layout."""
+    ex = WORKED_EXAMPLE
+    return (f"Example problem: {ex.statement}\n\nSample input:\n{_block(ex.stdin)}\nSample output:\n"
+            f"{_block(ex.stdout)}\n\nExample program:\n```python\n{ex.program}```")
 
 
 def _user_statement(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [f"Write a complete Python program for this problem.\n\n{task.description.strip()}", _io_line(task)]
+    parts = [example_text(), f"Write a complete Python program for this problem.\n\n{task.description.strip()}",
+             _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
     parts.append("Answer with the whole program in one Python code block.")
@@ -67,7 +81,7 @@ def _user_statement(task: Task, samples: list[tuple[str, str]]) -> str:
 
 
 def _user_terse(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [f"Problem: {task.description.strip()}", _io_line(task)]
+    parts = [example_text(), f"Problem: {task.description.strip()}", _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
     parts.append("Reply with Python code only.")
@@ -75,7 +89,7 @@ def _user_terse(task: Task, samples: list[tuple[str, str]]) -> str:
 
 
 def _user_judge(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = ["Your program will be run on hidden inputs of the same format and judged on its output.",
+    parts = [example_text(), "Your program will be run on hidden inputs of the same format and judged on its output.",
              task.description.strip(), _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
