@@ -1,15 +1,17 @@
-"""Chat prompts for a program task: a worked example on another problem (examples.py), the statement, the
-input/output contract with the rule that only the answer is printed, and the public tests as sample input and
-output (never the hidden ones).
+"""Chat prompts for a program task: worked examples on other problems (examples.py) as earlier exchanges (each
+problem asked in the same words, its program as the answer), then the task's statement, the input/output contract
+with the rule that only the answer is printed, and the public tests as sample input and output (never the hidden
+ones).
 
 In: a `Task` and a variant index. Out: a `Prompt`. The answer is prefilled with the opening fence, as for Python
-functions (it helps the embedded model); the phrasings rotate with the candidate index.
+functions (it helps the embedded model), then the task's `params.starter` when it has one (easy one-line tasks:
+a line that reads the input); the phrasings rotate with the candidate index.
 """
 
 from __future__ import annotations
 
 from spade.kinds.base import Prompt, prompt_hash
-from spade.kinds.program.examples import WORKED_EXAMPLE
+from spade.kinds.program.examples import examples_for
 from spade.records import Task, TestCase
 
 ASSISTANT_PREFILL = "```python\n"
@@ -26,10 +28,22 @@ PROMPT_VARIANTS = len(_SYSTEM)
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
-    samples = render_samples(task.test_cases)
-    user = _USER[v](task, samples)
-    messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
-    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v, hash=prompt_hash(messages, ASSISTANT_PREFILL))
+    user = _USER[v](task, render_samples(task.test_cases))
+    messages: tuple[dict[str, str], ...] = ({"role": "system", "content": _SYSTEM[v]},)
+    for ex in examples_for(v):
+        example = Task("example", ex.statement, "", "", 0.0, test_cases=(TestCase((ex.stdin,), ex.stdout),),
+                       kind="program")
+        messages += ({"role": "user", "content": _USER[v](example, render_samples(example.test_cases))},
+                     {"role": "assistant", "content": f"{ASSISTANT_PREFILL}{ex.program}```"})
+    messages += ({"role": "user", "content": user},)
+    prefill = ASSISTANT_PREFILL + task_starter(task)
+    return Prompt(messages=messages, prefill=prefill, variant=v, hash=prompt_hash(messages, prefill))
+
+
+def task_starter(task: Task) -> str:
+    """The first lines of the answer the task has prefilled after the fence ('' for none)."""
+    starter = task.params.get("starter", "")
+    return starter if isinstance(starter, str) else ""
 
 
 def render_samples(tests: tuple[TestCase, ...]) -> list[tuple[str, str]]:
@@ -56,7 +70,7 @@ def _samples_text(samples: list[tuple[str, str]]) -> str:
 
 
 # A prompt string given to input() lands in stdout and makes the output wrong; the small model did that often.
-NO_PROMPTS = "Call input() with no prompt text. Do not print prompts or labels; print only the answer."
+NO_PROMPTS = "Call input() with no prompt text. Print only what the sample output shows: no prompts, labels or sentences."
 
 
 def _io_line(task: Task) -> str:
@@ -64,15 +78,8 @@ def _io_line(task: Task) -> str:
     return f"Read everything from standard input and print the answer to standard output {match}. {NO_PROMPTS}"
 
 
-def example_text() -> str:
-    """The worked example: its problem, sample and program, in the prompt's own layout."""
-    ex = WORKED_EXAMPLE
-    return (f"Example problem: {ex.statement}\n\nSample input:\n{_block(ex.stdin)}\nSample output:\n"
-            f"{_block(ex.stdout)}\n\nExample program:\n```python\n{ex.program}```")
-
-
 def _user_statement(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [example_text(), f"Write a complete Python program for this problem.\n\n{task.description.strip()}",
+    parts = [f"Write a complete Python program for this problem.\n\n{task.description.strip()}",
              _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
@@ -81,7 +88,7 @@ def _user_statement(task: Task, samples: list[tuple[str, str]]) -> str:
 
 
 def _user_terse(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [example_text(), f"Problem: {task.description.strip()}", _io_line(task)]
+    parts = [f"Problem: {task.description.strip()}", _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
     parts.append("Reply with Python code only.")
@@ -89,7 +96,7 @@ def _user_terse(task: Task, samples: list[tuple[str, str]]) -> str:
 
 
 def _user_judge(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [example_text(), "Your program will be run on hidden inputs of the same format and judged on its output.",
+    parts = ["Your program will be run on hidden inputs of the same format and judged on its output.",
              task.description.strip(), _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))

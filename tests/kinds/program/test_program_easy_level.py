@@ -1,5 +1,5 @@
 """The program kind's easiest level, for small policies: at difficulty 0 every family asks one step on one line of
-input (no count line), the prompt shows a worked example on a problem of its own and says not to print prompts, and
+input (no count line), the prompt shows a worked example on a problem of its own as an earlier exchange and says not to print prompts, and
 the judge still fails a program whose prompt text lands in stdout."""
 
 from __future__ import annotations
@@ -50,10 +50,12 @@ def test_the_prompt_shows_the_worked_example_and_the_rule_against_printing_promp
     as_task = Task(task.task_id, task.description, task.signature, "", 0.0, tags=task.tags,
                    test_cases=(TestCase(("1 2\n",), "3\n"),), kind="program")
     for variant in range(3):
-        text = build_prompt(as_task, variant).messages[-1]["content"]
-        assert WORKED_EXAMPLE.program in text and WORKED_EXAMPLE.statement in text
-        assert NO_PROMPTS in text
-        assert text.index(WORKED_EXAMPLE.program) < text.index(task.description)  # example first, then the task
+        messages = build_prompt(as_task, variant).messages
+        assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]  # the example, then the task
+        assert WORKED_EXAMPLE.statement in messages[1]["content"] and WORKED_EXAMPLE.stdin in messages[1]["content"]
+        assert messages[2]["content"] == f"```python\n{WORKED_EXAMPLE.program}```"
+        assert task.description in messages[3]["content"] and WORKED_EXAMPLE.statement not in messages[3]["content"]
+        assert NO_PROMPTS in messages[1]["content"] and NO_PROMPTS in messages[3]["content"]
 
 
 def test_the_worked_example_solves_its_own_sample_and_none_of_the_easy_tasks(pool):

@@ -17,6 +17,7 @@ from spade.kinds.program.families.base import (
     ProgramFamily,
     lines,
     pick_level,
+    starter,
 )
 
 _READ = ("import sys\nfrom collections import deque\n\ndata = sys.stdin.read().split()\n"
@@ -64,7 +65,7 @@ class Grid(ProgramFamily):
         knobs = {"op": op, "rows_max": span(difficulty, 3, 10), "cols_max": span(difficulty, 3, 12),
                  "walls": round(0.2 + 0.2 * difficulty, 2)}
         if op in ROW_OPS:
-            knobs["cols_max"] = span(difficulty, 8, 30)
+            knobs["cols_max"], knobs["starter"] = span(difficulty, 8, 30), starter(difficulty, "row = input()")
             text, body = ROW_OPS[op]
             return Variant(f"{ROW_FORMAT.format(n=knobs['cols_max'])} {text}", SIGNATURE, "", "import sys\n\n" + body,
                            knobs)

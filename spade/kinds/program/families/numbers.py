@@ -17,6 +17,7 @@ from spade.kinds.program.families.base import (
     ProgramFamily,
     lines,
     pick_level,
+    starter,
 )
 
 OPS = {
@@ -66,6 +67,8 @@ class Numbers(ProgramFamily):
         op, layout = pick_level(LEVELS, difficulty, rng), pick_level(LAYOUTS, difficulty, rng)
         knobs = {"op": op, "layout": layout, "n_max": span(difficulty, 5, 30),
                  "low": 0 if difficulty < 0.4 else -span(difficulty, 10, 500), "high": span(difficulty, 20, 1000)}
+        if layout == "flat":
+            knobs["starter"] = starter(difficulty, "nums = [int(x) for x in input().split()]")
         text, body = OPS[op]
         description = f"{_FORMAT[layout].format(n=knobs['n_max'])} {text}"
         reference = f"import sys\n\n\ndef solve(nums):\n{body}\n\n\n{_READERS.get(layout, _SINGLE)}"

@@ -12,7 +12,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.menu import span
 from spade.generate.registry import register
-from spade.kinds.program.families.base import SIGNATURE, ProgramFamily, pick_level
+from spade.kinds.program.families.base import SIGNATURE, ProgramFamily, pick_level, starter
 
 VOCAB = ("apple", "bird", "cat", "dog", "egg", "fig", "goat", "hat", "ink", "jam", "kite", "lamp", "moon", "nest",
          "owl", "pear", "queen", "rose", "sun", "tree")
@@ -38,6 +38,7 @@ OPS = {
 LEVELS = ((0.0, "count_words"), (0.0, "upper"), (0.15, "longest"), (0.3, "per_line"), (0.45, "most_frequent"),
           (0.65, "frequency_table"))
 ONE_LINE_BELOW = 0.2
+READING = {"count_words": "words = input().split()", "upper": "line = input()"}  # starters (others read words too)
 _PLAIN = "def words():\n    return [w for line in lines for w in line.split()]\n"
 _FOLDED = "def words():\n    return [w.strip('.,!?').lower() for line in lines for w in line.split()]\n"
 
@@ -54,6 +55,7 @@ class Words(ProgramFamily):
                  "words_max": span(difficulty, 3, 10), "vocab": span(difficulty, 4, len(VOCAB))}
         text, body = OPS[op]
         if one_line:
+            knobs["starter"] = starter(difficulty, READING.get(op, "words = input().split()"))
             text = text.replace("every line of the input", "the line").replace(", in order,", "")
             fmt = "The input is one line of words separated by spaces."
         else:
