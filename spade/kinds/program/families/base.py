@@ -37,5 +37,5 @@ def lines(*rows: object) -> str:
 
 
 def starter(difficulty: float, reading: str) -> str:
-    """`reading` (a line that reads the one-line input) as the prefilled starter below STARTER_BELOW, else ''."""
+    """`reading` (lines that read and parse the one-line input) as the prefilled starter below STARTER_BELOW, else ''."""
     return f"{reading}\n" if difficulty < STARTER_BELOW else ""

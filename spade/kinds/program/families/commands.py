@@ -62,7 +62,7 @@ class Commands(ProgramFamily):
         machine = pick_level(LEVELS, difficulty, rng)
         knobs = {"machine": machine, "q_max": span(difficulty, 4, 20), "value_max": span(difficulty, 9, 99)}
         if machine == "calc":
-            knobs["starter"] = starter(difficulty, "op, x, y = input().split()")
+            knobs["starter"] = starter(difficulty, "op, x, y = input().split()\nx, y = int(x), int(y)")
             return Variant(CALC[0].format(v=knobs["value_max"]), SIGNATURE, "", CALC[1], knobs)
         fmt = (f"The first line of the input holds Q (1 <= Q <= {knobs['q_max']}); each of the next Q lines holds "
                "one command.")

@@ -67,7 +67,8 @@ class Records(ProgramFamily):
         knobs = {"op": op, "n_max": span(difficulty, 3, 12), "score_max": score_max,
                  "threshold": rng.randint(score_max // 3, 2 * score_max // 3)}
         if op in SINGLE_OPS:
-            knobs["bonus"], knobs["starter"] = rng.randint(2, 20), starter(difficulty, "name, score = input().split()")
+            knobs["bonus"] = rng.randint(2, 20)
+            knobs["starter"] = starter(difficulty, "name, score = input().split()\nscore = int(score)")
             text, body = (part.replace("{bonus}", str(knobs["bonus"])) for part in SINGLE_OPS[op])
             fmt = ("The input is one line holding a record 'name score': a lower-case word and an integer, separated "
                    "by a space.")
