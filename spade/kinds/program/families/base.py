@@ -18,7 +18,7 @@ T = TypeVar("T")
 # One-line tasks below STARTER_BELOW have their reading line prefilled (params.starter, see prompt.py): reading the
 # input is where the embedded 135M model went wrong most (functions called on made-up values, prompt strings in
 # stdout). The starter parses the line into named values and leaves what to compute and print to the model.
-STARTER_BELOW = 0.2
+STARTER_BELOW = 0.3
 
 
 class ProgramFamily(Family):
