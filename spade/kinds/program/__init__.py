@@ -20,7 +20,7 @@ from spade.kinds.base import Prompt, Scorer
 from spade.kinds.program import families  # noqa: F401  (registers the program_* families)
 from spade.kinds.program.extract import extract_program
 from spade.kinds.program.families.base import PROGRAM
-from spade.kinds.program.prompt import build_prompt
+from spade.kinds.program.prompt import build_prompt, task_starter
 from spade.kinds.program.run import execute_programs
 from spade.records import ExecResult, Task, TaskDraft
 
@@ -36,7 +36,7 @@ class ProgramKind:
         return build_prompt(task, variant)
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
-        return extract_program(completion, prefilled=prefilled)
+        return extract_program(completion, prefilled=prefilled, starter=task_starter(task))
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return screen_code(answer)

@@ -1,7 +1,7 @@
 """The program in a model completion: the first fenced block (or, without fences, the first code-looking run of
 lines) that parses as Python, kept whole: a program's top-level statements are the program.
 
-In: the completion (by default it continues after the prefilled opening fence). Out: the source, or '' when no
+In: the completion (by default it continues after the prefilled opening fence and the task's starter lines). Out: the source, or '' when no
 usable code is there (a format failure). Prose around the code, several blocks, language tags and output cut off
 mid-line (the longest parseable prefix is kept) are handled.
 """
@@ -20,9 +20,10 @@ _LANG_TAG = re.compile(r"^[A-Za-z0-9_+.-]*\s*$")
 _CODE_START = re.compile(r"^(import |from \S+ import |def |class |for |while |if |with |print\(|[A-Za-z_][\w, ]*=[^=])")
 
 
-def extract_program(completion: str, *, prefilled: bool = True) -> str:
-    """The program to run from `completion`; '' when there is none."""
-    text = (ASSISTANT_PREFILL if prefilled else "") + completion.replace("\r\n", "\n")
+def extract_program(completion: str, *, prefilled: bool = True, starter: str = "") -> str:
+    """The program to run from `completion`; '' when there is none. `starter`: lines the prompt prefilled after
+    the fence (a task's params.starter), part of the program when `prefilled`."""
+    text = (ASSISTANT_PREFILL + starter if prefilled else "") + completion.replace("\r\n", "\n")
     segments = text.split(FENCE)
     for segment in segments[1::2]:  # fenced blocks first, in order
         code = _longest_program(textwrap.dedent(_strip_lang_tag(segment)).split("\n"), 0)

@@ -1,13 +1,17 @@
-"""Chat prompts for a program task: the statement, the input/output contract, and the public tests as sample
-input and output (never the hidden ones).
+"""Chat prompts for a program task: worked examples on other problems (examples.py) as earlier exchanges (each
+problem asked in the same words, its program as the answer), then the task's statement, the input/output contract
+with the rule that only the answer is printed, and the public tests as sample input and output (never the hidden
+ones).
 
 In: a `Task` and a variant index. Out: a `Prompt`. The answer is prefilled with the opening fence, as for Python
-functions (it helps the embedded model); the phrasings rotate with the candidate index.
+functions (it helps the embedded model), then the task's `params.starter` when it has one (easy one-line tasks:
+a line that reads the input); the phrasings rotate with the candidate index.
 """
 
 from __future__ import annotations
 
 from spade.kinds.base import Prompt, prompt_hash
+from spade.kinds.program.examples import examples_for
 from spade.records import Task, TestCase
 
 ASSISTANT_PREFILL = "```python\n"
@@ -24,10 +28,22 @@ PROMPT_VARIANTS = len(_SYSTEM)
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
-    samples = render_samples(task.test_cases)
-    user = _USER[v](task, samples)
-    messages = ({"role": "system", "content": _SYSTEM[v]}, {"role": "user", "content": user})
-    return Prompt(messages=messages, prefill=ASSISTANT_PREFILL, variant=v, hash=prompt_hash(messages, ASSISTANT_PREFILL))
+    user = _USER[v](task, render_samples(task.test_cases))
+    messages: tuple[dict[str, str], ...] = ({"role": "system", "content": _SYSTEM[v]},)
+    for ex in examples_for(v):
+        example = Task("example", ex.statement, "", "", 0.0, test_cases=(TestCase((ex.stdin,), ex.stdout),),
+                       kind="program")
+        messages += ({"role": "user", "content": _USER[v](example, render_samples(example.test_cases))},
+                     {"role": "assistant", "content": f"{ASSISTANT_PREFILL}{ex.program}```"})
+    messages += ({"role": "user", "content": user},)
+    prefill = ASSISTANT_PREFILL + task_starter(task)
+    return Prompt(messages=messages, prefill=prefill, variant=v, hash=prompt_hash(messages, prefill))
+
+
+def task_starter(task: Task) -> str:
+    """The first lines of the answer the task has prefilled after the fence ('' for none)."""
+    starter = task.params.get("starter", "")
+    return starter if isinstance(starter, str) else ""
 
 
 def render_samples(tests: tuple[TestCase, ...]) -> list[tuple[str, str]]:
@@ -53,13 +69,18 @@ def _samples_text(samples: list[tuple[str, str]]) -> str:
                        for i, (i_, o) in enumerate(samples, 1))
 
 
+# A prompt string given to input() lands in stdout and makes the output wrong; the small model did that often.
+NO_PROMPTS = "Call input() with no prompt text. Print only what the sample output shows: no prompts, labels or sentences."
+
+
 def _io_line(task: Task) -> str:
     match = "exactly" if task.params.get("output_match") == "exact" else "(spacing between values is not checked)"
-    return f"Read everything from standard input and print the answer to standard output {match}."
+    return f"Read everything from standard input and print the answer to standard output {match}. {NO_PROMPTS}"
 
 
 def _user_statement(task: Task, samples: list[tuple[str, str]]) -> str:
-    parts = [f"Write a complete Python program for this problem.\n\n{task.description.strip()}", _io_line(task)]
+    parts = [f"Write a complete Python program for this problem.\n\n{task.description.strip()}",
+             _io_line(task)]
     if samples:
         parts.append(_samples_text(samples))
     parts.append("Answer with the whole program in one Python code block.")

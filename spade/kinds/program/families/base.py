@@ -1,5 +1,6 @@
-"""What every program family shares: the kind, the signature line, and choosing among a menu of operations by
-difficulty (the harder the level, the harder the operations in reach)."""
+"""What every program family shares: the kind, the signature line, choosing among a menu of operations by
+difficulty (the harder the level, the harder the operations in reach), and the starter line that easy one-line
+tasks have prefilled."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ PROGRAM = "program"
 SIGNATURE = "program: stdin -> stdout"
 
 T = TypeVar("T")
+
+# One-line tasks below STARTER_BELOW have their reading line prefilled (params.starter, see prompt.py): reading the
+# input is where the embedded 135M model went wrong most (functions called on made-up values, prompt strings in
+# stdout). The starter parses the line into named values and leaves what to compute and print to the model.
+STARTER_BELOW = 0.3
 
 
 class ProgramFamily(Family):
@@ -28,3 +34,8 @@ def pick_level(levels: Sequence[tuple[float, T]], difficulty: float, rng: random
 def lines(*rows: object) -> str:
     """Rows of stdin text, each ending with a newline."""
     return "".join(f"{row}\n" for row in rows)
+
+
+def starter(difficulty: float, reading: str) -> str:
+    """`reading` (lines that read and parse the one-line input) as the prefilled starter below STARTER_BELOW, else ''."""
+    return f"{reading}\n" if difficulty < STARTER_BELOW else ""

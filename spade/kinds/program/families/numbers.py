@@ -1,5 +1,7 @@
-"""Read a list of integers (one line, one per line, or several test cases) and print a statistic of it: the sum,
-the maximum, the range, how many exceed the mean, the second largest value, the longest increasing run."""
+"""Read a list of integers (one bare line, a count then one line, one per line, or several test cases) and print a
+statistic of it: the sum, the maximum, the range, how many exceed the mean, the second largest value, the longest
+increasing run. At difficulty 0 the input is the bare line (no count) and the statistic is the sum or the maximum:
+one step, which the embedded 135M model can write."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from spade.kinds.program.families.base import (
     ProgramFamily,
     lines,
     pick_level,
+    starter,
 )
 
 OPS = {
@@ -35,9 +38,10 @@ OPS = {
 }
 LEVELS = ((0.0, "sum"), (0.0, "max"), (0.2, "range"), (0.35, "sum_max"), (0.5, "above_mean"), (0.65, "second_max"),
           (0.8, "longest_run"))
-LAYOUTS = ((0.0, "line"), (0.3, "lines"), (0.55, "cases"))
+LAYOUTS = ((0.0, "flat"), (0.15, "line"), (0.3, "lines"), (0.55, "cases"))
 
 _FORMAT = {
+    "flat": "The input is one line holding between 1 and {n} integers separated by spaces.",
     "line": "The first line of the input holds an integer N (1 <= N <= {n}); the second line holds N integers "
             "separated by spaces.",
     "lines": "The first line of the input holds an integer N (1 <= N <= {n}); each of the next N lines holds one "
@@ -46,10 +50,13 @@ _FORMAT = {
              "(1 <= N <= {n}) followed by a line of N integers separated by spaces. Answer every test case on its "
              "own line, in order.",
 }
+_FLAT = "print(solve([int(x) for x in sys.stdin.read().split()]))\n"
 _SINGLE = "data = sys.stdin.read().split()\nn = int(data[0])\nprint(solve([int(x) for x in data[1:1 + n]]))\n"
 _CASES = ("data = sys.stdin.read().split()\nt = int(data[0])\npos = 1\nanswers = []\nfor _ in range(t):\n"
           "    n = int(data[pos])\n    answers.append(solve([int(x) for x in data[pos + 1:pos + 1 + n]]))\n"
           "    pos += 1 + n\nprint('\\n'.join(answers))\n")
+
+_READERS = {"flat": _FLAT, "cases": _CASES}
 
 
 class Numbers(ProgramFamily):
@@ -60,9 +67,11 @@ class Numbers(ProgramFamily):
         op, layout = pick_level(LEVELS, difficulty, rng), pick_level(LAYOUTS, difficulty, rng)
         knobs = {"op": op, "layout": layout, "n_max": span(difficulty, 5, 30),
                  "low": 0 if difficulty < 0.4 else -span(difficulty, 10, 500), "high": span(difficulty, 20, 1000)}
+        if layout == "flat":
+            knobs["starter"] = starter(difficulty, "nums = [int(x) for x in input().split()]")
         text, body = OPS[op]
         description = f"{_FORMAT[layout].format(n=knobs['n_max'])} {text}"
-        reference = f"import sys\n\n\ndef solve(nums):\n{body}\n\n\n{_CASES if layout == 'cases' else _SINGLE}"
+        reference = f"import sys\n\n\ndef solve(nums):\n{body}\n\n\n{_READERS.get(layout, _SINGLE)}"
         return Variant(description, SIGNATURE, "", reference, knobs)
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
@@ -89,6 +98,8 @@ def render(layout: str, cases: list[list[int]]) -> str:
     if layout == "cases":
         return lines(len(cases), *(row for nums in cases for row in (len(nums), " ".join(map(str, nums)))))
     nums = cases[0]
+    if layout == "flat":
+        return lines(" ".join(map(str, nums)))
     if layout == "lines":
         return lines(len(nums), *nums)
     return lines(len(nums), " ".join(map(str, nums)))

@@ -1,5 +1,7 @@
 """Read records of names and scores and report on them: the best, those over a threshold, a ranking, the top K,
-and per-team totals with each team's best member."""
+and per-team totals with each team's best member. At difficulty 0 the input is a single record on one line and the
+task is one step (print its fields swapped, or its score raised by a bonus), which the embedded 135M model can
+write."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from spade.kinds.program.families.base import (
     ProgramFamily,
     lines,
     pick_level,
+    starter,
 )
 
 NAMES = ("ada", "ben", "cy", "dana", "eli", "fay", "gus", "hana", "ivo", "jo", "kai", "lea", "max", "nia", "oz",
@@ -44,7 +47,14 @@ OPS = {
               "    best = min(members, key=lambda m: (-m[0], m[1]))\n"
               "    print(team, sum(s for s, _ in members), best[1])\n"),
 }
-LEVELS = ((0.0, "best"), (0.2, "above"), (0.45, "ranking"), (0.65, "top_k"), (0.8, "teams"))
+# One record on one line, no count: the one-step tier at difficulty 0.
+SINGLE_OPS = {
+    "swap": ("Print the score, then the name, separated by a space.",
+             "name, score = sys.stdin.read().split()\nprint(score, name)\n"),
+    "bonus": ("Print the name and the score plus {bonus}, separated by a space.",
+              "name, score = sys.stdin.read().split()\nprint(name, int(score) + {bonus})\n"),
+}
+LEVELS = ((0.0, "swap"), (0.0, "bonus"), (0.1, "best"), (0.2, "above"), (0.45, "ranking"), (0.65, "top_k"), (0.8, "teams"))
 
 
 class Records(ProgramFamily):
@@ -56,6 +66,13 @@ class Records(ProgramFamily):
         score_max = 100 if difficulty < 0.5 else 12  # narrow scores make ties, which the orderings must break
         knobs = {"op": op, "n_max": span(difficulty, 3, 12), "score_max": score_max,
                  "threshold": rng.randint(score_max // 3, 2 * score_max // 3)}
+        if op in SINGLE_OPS:
+            knobs["bonus"] = rng.randint(2, 20)
+            knobs["starter"] = starter(difficulty, "name, score = input().split()\nscore = int(score)")
+            text, body = (part.replace("{bonus}", str(knobs["bonus"])) for part in SINGLE_OPS[op])
+            fmt = ("The input is one line holding a record 'name score': a lower-case word and an integer, separated "
+                   "by a space.")
+            return Variant(f"{fmt} {text}", SIGNATURE, "", "import sys\n\n" + body, knobs)
         text, body = (part.replace("{threshold}", str(knobs["threshold"])) for part in OPS[op])
         head = "n, k = map(int, rows[0].split())" if op == "top_k" else "n = int(rows[0])"
         first = ("two integers N and K (1 <= N <= {n}, 1 <= K <= {n})" if op == "top_k"
@@ -79,6 +96,9 @@ class Records(ProgramFamily):
 
 
 def render(knobs: Mapping[str, Any], recs: list[tuple[str, str, int]], k: int) -> str:
+    if knobs["op"] in SINGLE_OPS:
+        name, _, score = recs[0]
+        return lines(f"{name} {score}")
     head = f"{len(recs)} {k}" if knobs["op"] == "top_k" else str(len(recs))
     if knobs["op"] == "teams":
         return lines(head, *(f"{name} {team} {score}" for name, team, score in recs))

@@ -1,5 +1,7 @@
 """Read lines of text to the end of the input and count words: in total, per line, the longest, the most frequent,
-a frequency table; at higher levels words are compared ignoring case and surrounding punctuation."""
+a frequency table; at higher levels words are compared ignoring case and surrounding punctuation. Below
+ONE_LINE_BELOW the input is a single line, and at difficulty 0 the task is one step (count its words, or print it in
+upper case), which the embedded 135M model can write."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.menu import span
 from spade.generate.registry import register
-from spade.kinds.program.families.base import SIGNATURE, ProgramFamily, pick_level
+from spade.kinds.program.families.base import SIGNATURE, ProgramFamily, pick_level, starter
 
 VOCAB = ("apple", "bird", "cat", "dog", "egg", "fig", "goat", "hat", "ink", "jam", "kite", "lamp", "moon", "nest",
          "owl", "pear", "queen", "rose", "sun", "tree")
 
 OPS = {
+    "upper": ("Print every line of the input in upper case.",
+              "for line in lines:\n    print(line.upper())"),
     "count_words": ("Print the total number of words.",
                     "print(sum(len(line.split()) for line in lines))"),
     "longest": ("Print the longest word (the first one in the text if several are equally long).",
@@ -31,8 +35,10 @@ OPS = {
                         "counts = {}\nfor w in words():\n    counts[w] = counts.get(w, 0) + 1\n"
                         "for w in sorted(counts, key=lambda w: (-counts[w], w)):\n    print(w, counts[w])"),
 }
-LEVELS = ((0.0, "count_words"), (0.15, "longest"), (0.3, "per_line"), (0.45, "most_frequent"),
+LEVELS = ((0.0, "count_words"), (0.0, "upper"), (0.15, "longest"), (0.3, "per_line"), (0.45, "most_frequent"),
           (0.65, "frequency_table"))
+ONE_LINE_BELOW = 0.2
+READING = {"count_words": "words = input().split()", "upper": "line = input()"}  # starters (others read words too)
 _PLAIN = "def words():\n    return [w for line in lines for w in line.split()]\n"
 _FOLDED = "def words():\n    return [w.strip('.,!?').lower() for line in lines for w in line.split()]\n"
 
@@ -44,10 +50,16 @@ class Words(ProgramFamily):
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         op = pick_level(LEVELS, difficulty, rng)
         fold = difficulty >= 0.6 and op in ("most_frequent", "frequency_table")
-        knobs = {"op": op, "fold": fold, "lines_max": span(difficulty, 2, 8), "words_max": span(difficulty, 3, 10),
-                 "vocab": span(difficulty, 4, len(VOCAB))}
+        one_line = difficulty < ONE_LINE_BELOW
+        knobs = {"op": op, "fold": fold, "lines_max": 1 if one_line else span(difficulty, 2, 8),
+                 "words_max": span(difficulty, 3, 10), "vocab": span(difficulty, 4, len(VOCAB))}
         text, body = OPS[op]
-        fmt = "The input is some lines of text (read to the end of the input); words are separated by spaces."
+        if one_line:
+            knobs["starter"] = starter(difficulty, READING.get(op, "words = input().split()"))
+            text = text.replace("every line of the input", "the line").replace(", in order,", "")
+            fmt = "The input is one line of words separated by spaces."
+        else:
+            fmt = "The input is some lines of text (read to the end of the input); words are separated by spaces."
         if fold:
             fmt += (" Words that differ only in upper/lower case or in the punctuation marks . , ! ? at their ends "
                     "are the same word; print words in lower case without those marks.")
@@ -66,6 +78,8 @@ class Words(ProgramFamily):
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         a, b = VOCAB[0], VOCAB[1]
         edges = [f"{a}\n", f"{b} {a}\n", f"{a}\n\n{b} {b}\n", f"{b} {a} {a} {b}\n", f"  {b}   {a}  \n{a}\n"]
+        if knobs["lines_max"] == 1:
+            edges = [f"{a}\n", f"{b} {a}\n", f"{b} {a} {a} {b}\n", f"  {b}   {a}  \n", f"{a} {b} {b}\n"]
         if knobs["fold"]:
             edges += [f"{a.upper()} {a}!\n{b}, {b.title()}.\n"]
         return [[e] for e in edges]
