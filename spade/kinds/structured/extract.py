@@ -11,6 +11,12 @@ _TAGS = {"json": ("json", "jsonc", "javascript"), "yaml": ("yaml", "yml")}
 
 
 def extract_document(completion: str, fmt: str, prefill: str) -> str:
+    """`prefill`: what the completion continues (the fence, perhaps the mapping's opening); a completion that
+    opens its document itself (a chat server cannot prefill, and its own fence is dropped) continues only the
+    fence."""
+    fence, newline, opening = prefill.partition("\n")
+    if opening and completion.lstrip().startswith(("{", "[")):
+        prefill = fence + newline
     text = (prefill + completion).replace("\r\n", "\n")
     segments = text.split(FENCE)
     blocks = []  # (tag, body) of every fenced segment

@@ -1,7 +1,7 @@
 """Chat prompts for a structured task: the requirements in words (the task's description, which shows the JSON
 Schema or not, by difficulty), the public tests that are queries as worked examples, and the answer format.
 
-In: a Task and a variant index. Out: a Prompt whose prefill opens the document's code block. Constraint checks are
+In: a Task and a variant index. Out: a Prompt whose prefill opens the document's code block (and a JSON mapping). Constraint checks are
 never shown as checks: the description states them in words, and the hidden ones only follow from it.
 """
 
@@ -21,15 +21,26 @@ _SYSTEM = (
 PROMPT_VARIANTS = len(_SYSTEM)
 
 
+# A JSON mapping's answer is prefilled up to its first key's quote: with the fence alone the embedded 135M model
+# often opened another document (a rule instead of the policy, the template's inner object) or prose.
+OBJECT_OPENING = '{\n  "'
+
+
 def prefill(task: Task) -> str:
-    return f"```{document_format(task)}\n"
+    """The opening fence, then for a JSON document that is a mapping (as its reference is) the opening brace and
+    the first key's quote."""
+    fence = f"```{document_format(task)}\n"
+    if document_format(task) == "json" and (task.reference_solution or "").lstrip().startswith("{"):
+        return fence + OBJECT_OPENING
+    return fence
 
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     v = variant % PROMPT_VARIANTS
     fmt = _NAMES.get(document_format(task), document_format(task))
     parts = [task.description.strip()]
-    examples = _examples(task)
+    # the easiest level states every value (a small model copied the example packets' addresses into `ports`)
+    examples = [] if task.params.get("show_template") else _examples(task)
     if examples:
         parts.append("For example:\n" + "\n".join(f"- {e}" for e in examples))
     parts.append((f"Answer with the complete {fmt} document in one ```{document_format(task)} code block.",

@@ -13,9 +13,10 @@ from spade.config import GenerationConfig, RewardConfig
 from spade.generate.procedural import draft_task
 from spade.generate.registry import family_names, get_family, resolve_families
 from spade.kinds import validate_drafts
-from spade.kinds.structured.families.common import skeleton
+from spade.kinds.structured.families.common import VALUES_HEADER, skeleton
 from spade.kinds.structured.judge.checks import CheckFailed, run
 from spade.kinds.structured.judge.parse import parse_document
+from spade.policy.prompts import build_prompt
 from spade.records import Completion
 from spade.rollout import Grader
 
@@ -91,12 +92,12 @@ def test_difficulty_moves_from_json_with_a_template_then_the_schema_to_yaml_with
 
 
 def _template(description: str) -> str:
-    return description.split("meets the requirements above:\n", 1)[1]
+    return description.split("meets the requirements above:\n", 1)[1].split(VALUES_HEADER, 1)[0]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("index", range(6))
-def test_the_easiest_level_ends_with_a_template_of_the_schema_shape_that_fails_a_hidden_test(family, index):
+def test_the_easiest_level_shows_a_template_of_the_schema_shape_that_fails_a_hidden_test(family, index):
     draft = draft_task(family, 0.0, 5, index, 3, 5)
     schema = draft.params["implied"][0]["schema"]
     assert draft.params["show_template"]
@@ -156,3 +157,45 @@ def test_a_job_list_with_an_id_not_among_the_given_jobs_fails_the_schema(difficu
     doc["jobs"][0]["id"] = "x-" + doc["jobs"][0]["id"]
     with pytest.raises(CheckFailed):
         run(schema, doc)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("index", range(6))
+def test_the_easiest_level_ends_with_the_stated_values_written_as_in_the_reference(family, index):
+    # a small model copies the last `"key": value` it read: the values after the template are the answer's own
+    draft = draft_task(family, 0.0, 5, index, 3, 5)
+    lines = draft.description.split(VALUES_HEADER, 1)[1].splitlines()
+    reference = parse_document(draft.reference_solution, draft.entry_point)
+    stated = [json.loads(line if line.startswith("{") else "{" + line + "}") for line in lines]
+    assert stated and all(_holds(reference, s) for s in stated)
+    template = parse_document(_template(draft.description), draft.entry_point)
+    assert not all(_holds(template, s) for s in stated)  # the values are what the template gets wrong
+
+
+def _holds(doc: Any, stated: dict[str, Any]) -> bool:
+    """Some mapping in doc has every stated key with the stated value."""
+    if isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in stated.items()):
+        return True
+    children = doc.values() if isinstance(doc, dict) else doc if isinstance(doc, list) else ()
+    return any(_holds(child, stated) for child in children)
+
+
+@pytest.mark.parametrize("difficulty", (0.25, 0.5, 1.0))
+def test_harder_levels_state_no_values(difficulty):
+    for family in FAMILIES:
+        assert VALUES_HEADER not in draft_task(family, difficulty, 5, 0, 3, 5).description
+
+
+def test_the_easiest_service_is_four_stated_keys_and_harder_ones_add_resources_and_env():
+    easiest = parse_document(draft_task("structured_service", 0.0, 5, 0, 3, 5).reference_solution, "json")
+    assert list(easiest) == ["name", "image", "replicas", "ports"] and len(easiest["ports"]) == 1
+    harder = parse_document(draft_task("structured_service", 0.25, 5, 0, 3, 5).reference_solution, "json")
+    assert {"resources", "env"} <= set(harder)
+
+
+def test_the_easiest_firewall_prompt_shows_no_example_packets_and_harder_ones_do(validated):
+    # at the easiest level every value is stated; the model copied the example packets' addresses into `ports`
+    shown = {o.task.difficulty: build_prompt(o.task).messages[-1]["content"] for o in validated[1]
+             if o.task.family == "structured_firewall"}
+    assert "For example" not in shown[0.0] and "must be" not in shown[0.0]
+    assert "For example" in shown[0.5] and "must be" in shown[0.5]

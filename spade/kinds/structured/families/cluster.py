@@ -8,13 +8,15 @@ public checks. Difficulty adds services and dependencies, the budget, hides the 
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block, values_block,
 )
 
 _NAMES = ("db", "cache", "queue", "api", "worker", "web", "search", "auth", "scheduler", "mailer")
@@ -40,8 +42,12 @@ class ClusterDeployment(CheckFamily):
         schema = _schema(names, lo, hi)
         shown = names[:]
         rng.shuffle(shown)  # listed out of order: the answer must find a start order
+        template = show_template(difficulty)
+        # the easiest level states each service's port (the template repeats one port for all)
+        stated = {name: ports[names.index(name)] for name in shown} if template else {}
         checks: list[Any] = [{"op": "each", "path": ["services", "*"], "check": {"op": "implies", "if": {
             "op": "equals", "path": ["name"], "value": name}, "then": {"op": "schema", "schema": {"properties": {
+                **({"port": {"const": stated[name]}} if name in stated else {}),
                 "depends_on": {"type": "array", "uniqueItems": True, "minItems": len(deps[name]),
                                "maxItems": len(deps[name]), "items": {"enum": deps[name]} if deps[name] else False}}}}}}
             for name in shown]
@@ -60,9 +66,9 @@ class ClusterDeployment(CheckFamily):
             implied.append({"op": "sum", "items": ["services", "*"], "terms": [["replicas"], ["memory_mb"]],
                             "max": budget})
         show = show_schema(difficulty)
-        template = show_template(difficulty)
-        description = (_description(fmt, shown, deps, lo, hi, budget) + schema_block(schema, show)
-                       + template_block(schema, fmt, template))
+        values = [json.dumps({"name": name, "port": stated[name], "depends_on": deps[name]}) for name in stated]
+        description = (_description(fmt, shown, deps, lo, hi, budget, stated) + schema_block(schema, show)
+                       + template_block(schema, fmt, template) + values_block(values, template))
         knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "show_template": template,
                  "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render({"services": services}, fmt), knobs)
@@ -80,7 +86,8 @@ def _schema(names: list[str], lo: int, hi: int) -> dict[str, Any]:
                                         "maxItems": len(names)}}}
 
 
-def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int, hi: int, budget: int | None) -> str:
+def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int, hi: int, budget: int | None,
+                 ports: dict[str, int]) -> str:
     lines = [f"Write a deployment as a {FORMAT_NAMES[fmt]} document: a mapping with one key, `services`, the list "
              "of services in the order they are started. Each service has `name`, an integer `port`, `replicas` "
              "(1-10), `memory_mb` per replica (64-8192) and `depends_on`, the names of the services it needs "
@@ -89,7 +96,8 @@ def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int
              f"The services ({len(shown)}, no others):"]
     for name in shown:
         needs = ", ".join(f"`{d}`" for d in deps[name]) or "nothing"
-        lines.append(f"- `{name}` needs {needs}.")
+        port = f"; its port is {ports[name]}" if name in ports else ""
+        lines.append(f"- `{name}` needs {needs}{port}.")
     if budget is not None:
         lines.append(f"All replicas together may reserve at most {budget} MB of memory (the sum of replicas x "
                      "memory_mb over the services).")

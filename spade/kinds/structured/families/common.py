@@ -63,6 +63,22 @@ def template_block(schema: dict[str, Any], fmt: str, show: bool) -> str:
             "requirements above:\n" + render(skeleton(schema), fmt).rstrip("\n"))
 
 
+VALUES_HEADER = "\n\nIn your document, use these values:\n"
+
+
+def values_block(lines: list[str], show: bool) -> str:
+    """The easiest level's stated values, after the template, each written as it appears in a JSON document
+    (`"port": 8080`, see `pair`): a small model fills a template by copying the last `"key": value` it read,
+    which without this block is the template's own placeholder (it wrote `"priority": 1` under "priority 61")."""
+    if not show or not lines:
+        return ""
+    return VALUES_HEADER + "\n".join(lines)
+
+
+def pair(key: str, value: Any) -> str:
+    return f"{json.dumps(key)}: {json.dumps(value)}"
+
+
 def skeleton(schema: Any) -> Any:
     """A document of the schema's shape: every property present, each value the least of its type (an enum's
     first option, an integer at its minimum, "" for a string, false, a list of its minimum length). It shows

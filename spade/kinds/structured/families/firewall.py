@@ -17,7 +17,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pair, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block, values_block,
 )
 
 _SERVICES = ((22, "tcp", "SSH"), (80, "tcp", "HTTP"), (443, "tcp", "HTTPS"), (53, "udp", "DNS"),
@@ -43,7 +44,8 @@ class FirewallPolicy(CheckFamily):
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         fmt = pick_format(difficulty, rng)
-        n_clauses = 1 + round(difficulty * 3)
+        template = show_template(difficulty)
+        n_clauses = 1 if template else 1 + round(difficulty * 3)  # the template level's values are one rule's
         default = "allow" if difficulty >= 0.7 and rng.random() < 0.5 else "deny"
         clauses = []
         for port, proto, label in rng.sample(_SERVICES, n_clauses):
@@ -58,14 +60,13 @@ class FirewallPolicy(CheckFamily):
                 rules.append({"action": _flip(c["action"]), "protocol": c["protocol"], "ports": [c["port"]],
                               "source": c["except"]})
             rule = {"action": c["action"], "protocol": c["protocol"], "ports": [c["port"]]}
-            if c["source"]:
-                rule["source"] = c["source"]
+            if c["source"] or template:  # the template has every key: its answer says "any" where it is open
+                rule["source"] = c["source"] or "any"
             rules.append(rule)
         doc = {"default": default, "rules": rules}
         show = show_schema(difficulty)
-        template = show_template(difficulty)
         description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
-                       + template_block(SCHEMA, fmt, template))
+                       + template_block(SCHEMA, fmt, template) + values_block(_values(default, clauses), template))
         knobs = {"format": fmt, "default": default, "clauses": clauses, "show_schema": show,
                  "show_template": template, "checks": [], "implied": [{"op": "schema", "schema": SCHEMA}]}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
@@ -137,11 +138,18 @@ def _address_outside(rng: random.Random) -> str:
     return rng.choice(("198.51.100.", "8.8.4.", "93.184.216.", "1.1.1.")) + str(rng.randint(1, 254))
 
 
+def _values(default: str, clauses: list[dict[str, Any]]) -> list[str]:
+    """The easiest level's one rule, key by key (see values_block)."""
+    c = clauses[0]
+    return [pair("default", default), pair("action", c["action"]), pair("protocol", c["protocol"]),
+            pair("ports", [c["port"]]), pair("source", c["source"] or "any")]
+
+
 def _description(fmt: str, default: str, clauses: list[dict[str, Any]]) -> str:
     lines = [f"Write a firewall policy as a {FORMAT_NAMES[fmt]} document with `default` (the action for packets "
              "no rule matches: allow or deny) and `rules`, an ordered list; the first rule a packet matches decides. "
              "A rule has `action` (allow or deny) and may have `protocol` (tcp, udp or any), `ports` (a list of port "
-             "numbers; absent means every port) and `source` (a CIDR block; absent means any address).",
+             "numbers; absent means every port) and `source` (a CIDR block, or \"any\"; absent means any address).",
              "The policy:"]
     for c in clauses:
         verb = "Allow" if c["action"] == "allow" else "Deny"

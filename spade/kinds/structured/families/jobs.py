@@ -15,7 +15,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pair, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block, values_block,
 )
 
 _JOBS = ("backup", "report", "cleanup", "reindex", "billing-run", "cache-warm", "log-rotate", "digest-mail",
@@ -71,6 +72,9 @@ class JobQueue(CheckFamily):
             implied.append({"op": "range", "path": ["jobs", "*", "retries"], "min": 0, "max": max_retries})
         description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries, template)
         description += schema_block(schema, show) + template_block(schema, fmt, template)
+        g = given[names[0]]
+        description += values_block([pair("priority", g["priority"]), pair("hour", g["hour"]),
+                                     pair("minute", g["minute"])], template)
         knobs = {"format": fmt, "jobs": n_jobs, "timeouts": with_timeouts, "retries": with_retries,
                  "show_schema": show, "show_template": template, "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render({"jobs": jobs}, fmt), knobs)

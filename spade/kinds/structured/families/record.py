@@ -19,7 +19,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, skeleton, template_block,
+    FORMAT_NAMES, CheckFamily, compact, pair, pick_format, render, show_template, signature, skeleton, template_block,
+    values_block,
 )
 
 _ENTITIES = ("order", "user", "device", "invoice", "sensor", "ticket", "shipment", "account")
@@ -61,6 +62,7 @@ class RecordSchema(CheckFamily):
         knobs = {"format": fmt, "fields": n_fields, "depth": depth, "facts": len(facts), "show_template": template,
                  "checks": checks, "implied": implied}
         description = "\n".join(lines) + template_block(schema, fmt, template)
+        description += values_block([pair(str(path[-1]), value) for path, value in facts], template)
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
