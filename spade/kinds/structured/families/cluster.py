@@ -8,15 +8,14 @@ public checks. Difficulty adds services and dependencies, the budget, hides the 
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature,
-    template_block, values_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _NAMES = ("db", "cache", "queue", "api", "worker", "web", "search", "auth", "scheduler", "mailer")
@@ -66,12 +65,15 @@ class ClusterDeployment(CheckFamily):
             implied.append({"op": "sum", "items": ["services", "*"], "terms": [["replicas"], ["memory_mb"]],
                             "max": budget})
         show = show_schema(difficulty)
-        values = [json.dumps({"name": name, "port": stated[name], "depends_on": deps[name]}) for name in stated]
+        doc = {"services": services}
+        # the template is the start order; a blank is a port or a dependency list that is not empty
+        blanks = pick_blanks([("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
+                              if key == "port" or s[key]], difficulty, rng) if template else []
         description = (_description(fmt, shown, deps, lo, hi, budget, stated) + schema_block(schema, show)
-                       + template_block(schema, fmt, template) + values_block(values, template))
+                       + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "show_template": template,
                  "checks": checks, "implied": implied}
-        return Variant(description, signature(fmt), fmt, render({"services": services}, fmt), knobs)
+        return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
 def _schema(names: list[str], lo: int, hi: int) -> dict[str, Any]:

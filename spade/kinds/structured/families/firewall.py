@@ -17,8 +17,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pair, pick_format, render, schema_block, show_schema, show_template, signature,
-    template_block, values_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _SERVICES = ((22, "tcp", "SSH"), (80, "tcp", "HTTP"), (443, "tcp", "HTTPS"), (53, "udp", "DNS"),
@@ -65,8 +65,10 @@ class FirewallPolicy(CheckFamily):
             rules.append(rule)
         doc = {"default": default, "rules": rules}
         show = show_schema(difficulty)
+        blanks = pick_blanks([("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")],
+                             difficulty, rng) if template else []
         description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
-                       + template_block(SCHEMA, fmt, template) + values_block(_values(default, clauses), template))
+                       + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "default": default, "clauses": clauses, "show_schema": show,
                  "show_template": template, "checks": [], "implied": [{"op": "schema", "schema": SCHEMA}]}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
@@ -136,13 +138,6 @@ def _first_address(block: str) -> str:
 
 def _address_outside(rng: random.Random) -> str:
     return rng.choice(("198.51.100.", "8.8.4.", "93.184.216.", "1.1.1.")) + str(rng.randint(1, 254))
-
-
-def _values(default: str, clauses: list[dict[str, Any]]) -> list[str]:
-    """The easiest level's one rule, key by key (see values_block)."""
-    c = clauses[0]
-    return [pair("default", default), pair("action", c["action"]), pair("protocol", c["protocol"]),
-            pair("ports", [c["port"]]), pair("source", c["source"] or "any")]
 
 
 def _description(fmt: str, default: str, clauses: list[dict[str, Any]]) -> str:

@@ -19,8 +19,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, compact, pair, pick_format, render, show_template, signature, skeleton, template_block,
-    values_block,
+    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, template_block,
 )
 
 _ENTITIES = ("order", "user", "device", "invoice", "sensor", "ticket", "shipment", "account")
@@ -41,11 +40,6 @@ class RecordSchema(CheckFamily):
         template = show_template(difficulty)
         schema, doc = _object(names, depth, rng, _PLAIN if template else _KINDS)
         leaves = _leaves(doc)
-        if template:  # the facts are what the template gets wrong: its other values already conform
-            placeholder = dict(_leaves(skeleton(schema)))
-            while not (leaves := [(p, v) for p, v in _leaves(doc) if placeholder[p] != v]):
-                schema, doc = _object(names, depth, rng, _PLAIN)
-                placeholder = dict(_leaves(skeleton(schema)))
         entity = rng.choice(_ENTITIES)
         facts = rng.sample(leaves, min(len(leaves), 1 + round(difficulty * 3)))
         stated: list[Any] = [{"op": "equals", "path": list(path), "value": value} for path, value in facts]
@@ -61,13 +55,13 @@ class RecordSchema(CheckFamily):
         lines += [f"- `{'.'.join(map(str, path))}` is {json.dumps(value)}." for path, value in facts]
         knobs = {"format": fmt, "fields": n_fields, "depth": depth, "facts": len(facts), "show_template": template,
                  "checks": checks, "implied": implied}
-        description = "\n".join(lines) + template_block(schema, fmt, template)
-        description += values_block([pair(str(path[-1]), value) for path, value in facts], template)
+        # the template blanks the facts (the record's other values are shown)
+        description = "\n".join(lines) + template_block(doc, [path for path, _ in facts], fmt, template)
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
 _KINDS = ("pattern", "enum", "integer", "step", "boolean", "array")
-_PLAIN = ("enum", "integer", "step", "boolean")  # the kinds whose template value (skeleton) conforms
+_PLAIN = ("enum", "integer", "step", "boolean")  # the easiest level's kinds: a value to copy, not to build
 
 
 def _object(names: list[str], depth: int, rng: random.Random,

@@ -13,8 +13,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pair, pick_format, render, schema_block, show_schema, show_template, signature,
-    template_block, values_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _SERVICES = ("billing-api", "search", "auth-gateway", "inventory", "mailer", "thumbnailer", "ledger", "notifier")
@@ -65,9 +65,9 @@ class ServiceConfig(CheckFamily):
         description = _description(fmt, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
                                     res_path, with_cpu, budget, with_tls)
         description += schema_block(schema, show_schema(difficulty))
-        description += template_block(schema, fmt, lean)
-        description += values_block([pair("name", service), pair("image", image), pair("replicas", replicas),
-                                     pair("port", ports[0]["port"])], lean)
+        blanks = pick_blanks([("name",), ("image",), ("replicas",), ("ports", 0, "port")], difficulty,
+                             rng) if lean else []
+        description += template_block(doc, blanks, fmt, lean)
         knobs = {"format": fmt, "ports": n_ports, "nested": nested, "budget": budget, "tls": with_tls,
                  "cpu": with_cpu, "lean": lean, "show_schema": show_schema(difficulty), "show_template": lean,
                  "checks": checks, "implied": implied}
