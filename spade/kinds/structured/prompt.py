@@ -7,6 +7,8 @@ never shown as checks: the description states them in words, and the hidden ones
 
 from __future__ import annotations
 
+import json
+
 from spade.kinds.base import Prompt, prompt_hash
 from spade.kinds.structured.execute import checks_of, document_format
 from spade.records import Task
@@ -28,11 +30,22 @@ OBJECT_OPENING = '{\n  "'
 
 def prefill(task: Task) -> str:
     """The opening fence, then for a JSON document that is a mapping (as its reference is) the opening brace and
-    the first key's quote."""
+    the first key's quote, and at the template level the first key."""
     fence = f"```{document_format(task)}\n"
     if document_format(task) == "json" and (task.reference_solution or "").lstrip().startswith("{"):
-        return fence + OBJECT_OPENING
+        return fence + OBJECT_OPENING + (_first_key(task.reference_solution or "") if task.params.get("show_template")
+                                         else "")
     return fence
+
+
+def _first_key(reference: str) -> str:
+    """The template's first key and its colon: the template level shows every key in the answer's order; prefilled
+    with the brace alone, the 135M model began with keys of its own (`"type": "json"`) half the time."""
+    try:
+        keys = list(json.loads(reference))
+    except ValueError:
+        return ""
+    return f'{json.dumps(keys[0])[1:]}:' if keys else ""  # no space after the colon: the value's token has one
 
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:

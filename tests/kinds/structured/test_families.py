@@ -103,9 +103,9 @@ def test_the_easiest_level_shows_the_answer_with_a_few_values_blanked_and_copyin
     schema = draft.params["implied"][0]["schema"]
     assert draft.params["show_template"]
     template = parse_document(_template(draft.description), draft.entry_point)
-    assert run({"op": "schema", "schema": _keys_only(schema)}, template)  # every key of the schema, no other
     reference = parse_document(draft.reference_solution, draft.entry_point)
-    assert len(_differences(template, reference)) == 1  # one value to fill in at difficulty 0
+    assert run({"op": "schema", "schema": _keys_only(schema)}, reference)
+    assert len(_differences(template, reference)) == 1  # the answer's keys, with one value to fill in
     broken = []
     for (check,) in draft.hidden_inputs:  # the hidden tests decide the reward
         try:

@@ -12,7 +12,8 @@ from spade.config import RewardConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.kinds import kind_of
 from spade.policy.prompts import build_prompt
-from spade.records import Completion, ExecStatus, TestStatus
+from spade.generate.procedural import draft_task
+from spade.records import Completion, ExecStatus, Task, TestStatus
 from spade.rollout import Grader
 from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML
 
@@ -51,6 +52,17 @@ def test_a_json_mapping_is_prefilled_up_to_its_first_key_and_extracted_whole(poo
 def test_a_completion_that_opens_its_own_document_is_not_given_a_second_opening(json_task, completion):
     # a chat server cannot prefill: its answer starts with the document (the backend drops its own fence)
     assert kind_of(json_task).extract(json_task, completion) == GOOD_JSON
+
+
+def test_a_value_after_a_prefilled_key_is_not_taken_for_a_document_of_its_own():
+    task = draft_task("structured_jobs", 0.0, 11, 0, 3, 5)
+    task = Task(task.task_id, task.description, task.signature, task.entry_point, task.difficulty,
+                reference_solution=task.reference_solution, params=task.params, kind="structured")
+    fill = build_prompt(task).prefill
+    assert fill == '```json\n{\n  "jobs":'  # the template level prefills the first key
+    value = ' [\n    {"id": "x"}\n  ]\n}\n```'
+    assert kind_of(task).extract(task, value) == '{\n  "jobs": [\n    {"id": "x"}\n  ]\n}'
+    assert kind_of(task).extract(task, '{"jobs": [{"id": "x"}]}') == '{"jobs": [{"id": "x"}]}'
 
 
 def test_a_document_that_is_not_a_mapping_gets_only_the_fence(json_task):

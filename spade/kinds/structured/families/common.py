@@ -77,11 +77,12 @@ def template_block(doc: Any, blanks: list[Path], fmt: str, show: bool) -> str:
             "requirements above:\n" + render(template, fmt).rstrip("\n") + VALUES_HEADER + "\n".join(lines))
 
 
+
 VALUES_HEADER = "\n\nIn your document, use these values:\n"
 
 
 def blanked(doc: Any, blanks: list[Path]) -> Any:
-    """A deep copy of doc with the value at each path replaced by a placeholder of its type that differs from it."""
+    """A deep copy of doc with the value at each path replaced by a placeholder that differs from it."""
     copy = json.loads(json.dumps(doc))
     for path in blanks:
         parent = _at(copy, path[:-1])
@@ -90,15 +91,8 @@ def blanked(doc: Any, blanks: list[Path]) -> Any:
 
 
 def _placeholder(value: Any) -> Any:
-    if type(value) is bool:
-        return not value
-    if type(value) in (int, float):
-        return 1 if value == 0 else 0
-    if type(value) is list:
-        return [] if value else [0]
-    if type(value) is dict:
-        return {}
-    return "" if value != "" else "?"
+    """null: no family's schema allows it, and it reads as a value left out."""
+    return None if value is not None else ""
 
 
 def _at(doc: Any, path: Path) -> Any:
