@@ -1,8 +1,9 @@
 """Chat prompts for a structured task: the requirements in words (the task's description, which shows the JSON
 Schema or not, by difficulty), the public tests that are queries as worked examples, and the answer format.
 
-In: a Task and a variant index. Out: a Prompt whose prefill opens the document's code block (and a JSON mapping). Constraint checks are
-never shown as checks: the description states them in words, and the hidden ones only follow from it.
+In: a Task and a variant index. Out: a Prompt whose prefill opens the document's code block (and a JSON
+mapping). Constraint checks are never shown as checks: the description states them in words, and the hidden
+ones only follow from it.
 """
 
 from __future__ import annotations
