@@ -206,3 +206,17 @@ def test_the_easiest_firewall_prompt_shows_no_example_packets_and_harder_ones_do
              if o.task.family == "structured_firewall"}
     assert "For example" not in shown[0.0] and "must be" not in shown[0.0]
     assert "For example" in shown[0.5] and "must be" in shown[0.5]
+
+
+@pytest.mark.parametrize("family", ("structured_cluster", "structured_jobs", "structured_record", "structured_service"))
+@pytest.mark.parametrize("index", range(4))
+def test_the_one_blank_at_difficulty_0_is_a_number_where_the_family_has_one(family, index):
+    # the 135M model wrote a stated number into its blank far more often than a string (it copied `"image": null`)
+    draft = draft_task(family, 0.0, 5, index, 3, 5)
+    template = parse_document(_template(draft.description), draft.entry_point)
+    reference = parse_document(draft.reference_solution, draft.entry_point)
+    (path,) = _differences(template, reference)
+    value = reference
+    for step in path:
+        value = value[step]
+    assert type(value) in (int, float)

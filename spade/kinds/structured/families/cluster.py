@@ -67,7 +67,7 @@ class ClusterDeployment(CheckFamily):
         show = show_schema(difficulty)
         doc = {"services": services}
         # the template is the start order; a blank is a port or a dependency list that is not empty
-        blanks = pick_blanks([("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
+        blanks = pick_blanks(doc, [("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
                               if key == "port" or s[key]], difficulty, rng) if template else []
         description = (_description(fmt, shown, deps, lo, hi, budget, stated) + schema_block(schema, show)
                        + template_block(doc, blanks, fmt, template))

@@ -57,9 +57,15 @@ def show_schema(difficulty: float) -> bool:
 Path = tuple[Any, ...]
 
 
-def pick_blanks(paths: list[Path], difficulty: float, rng: random.Random) -> list[Path]:
-    """The template level's blanks: one at difficulty 0, one more every 0.125 (three by 0.25)."""
-    return rng.sample(paths, min(len(paths), 1 + round(difficulty * 8)))
+def pick_blanks(doc: Any, paths: list[Path], difficulty: float, rng: random.Random) -> list[Path]:
+    """The template level's blanks: one at difficulty 0, a number where one can be blanked (the 135M model wrote
+    a stated number into its blank far more often than a string: it copied `"image": null` as it stood), one
+    more blank, of any type, every 0.125 (three by 0.25)."""
+    count = min(len(paths), 1 + round(difficulty * 8))
+    numbers = [p for p in paths if type(_at(doc, p)) in (int, float)]
+    if count == 1 and numbers:
+        return [rng.choice(numbers)]
+    return rng.sample(paths, count)
 
 
 def template_block(doc: Any, blanks: list[Path], fmt: str, show: bool) -> str:

@@ -65,7 +65,7 @@ class FirewallPolicy(CheckFamily):
             rules.append(rule)
         doc = {"default": default, "rules": rules}
         show = show_schema(difficulty)
-        blanks = pick_blanks([("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")],
+        blanks = pick_blanks(doc, [("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")],
                              difficulty, rng) if template else []
         description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
                        + template_block(doc, blanks, fmt, template))
@@ -144,7 +144,7 @@ def _description(fmt: str, default: str, clauses: list[dict[str, Any]]) -> str:
     lines = [f"Write a firewall policy as a {FORMAT_NAMES[fmt]} document with `default` (the action for packets "
              "no rule matches: allow or deny) and `rules`, an ordered list; the first rule a packet matches decides. "
              "A rule has `action` (allow or deny) and may have `protocol` (tcp, udp or any), `ports` (a list of port "
-             "numbers; absent means every port) and `source` (a CIDR block, or \"any\"; absent means any address).",
+             "numbers; absent means every port) and `source` (a CIDR block; absent means any address).",
              "The policy:"]
     for c in clauses:
         verb = "Allow" if c["action"] == "allow" else "Deny"

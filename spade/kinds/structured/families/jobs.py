@@ -70,7 +70,7 @@ class JobQueue(CheckFamily):
         if with_retries:
             implied.append({"op": "range", "path": ["jobs", "*", "retries"], "min": 0, "max": max_retries})
         description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries, template)
-        blanks = pick_blanks([("jobs", 0, "priority"), ("jobs", 0, "schedule", "hour"),
+        blanks = pick_blanks({"jobs": jobs}, [("jobs", 0, "priority"), ("jobs", 0, "schedule", "hour"),
                               ("jobs", 0, "schedule", "minute")], difficulty, rng) if template else []
         description += schema_block(schema, show) + template_block({"jobs": jobs}, blanks, fmt, template)
         knobs = {"format": fmt, "jobs": n_jobs, "timeouts": with_timeouts, "retries": with_retries,

@@ -42,6 +42,9 @@ class RecordSchema(CheckFamily):
         leaves = _leaves(doc)
         entity = rng.choice(_ENTITIES)
         facts = rng.sample(leaves, min(len(leaves), 1 + round(difficulty * 3)))
+        numbers = [(p, v) for p, v in leaves if type(v) in (int, float)]
+        if template and len(facts) == 1 and numbers:  # the template's one blank a number (see pick_blanks)
+            facts = [rng.choice(numbers)]
         stated: list[Any] = [{"op": "equals", "path": list(path), "value": value} for path, value in facts]
         checks = stated + [{"op": "schema", "schema": {"type": "object", "required": [n], "properties": {
             n: schema["properties"][n]}}} for n in names]

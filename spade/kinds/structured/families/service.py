@@ -65,7 +65,7 @@ class ServiceConfig(CheckFamily):
         description = _description(fmt, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
                                     res_path, with_cpu, budget, with_tls)
         description += schema_block(schema, show_schema(difficulty))
-        blanks = pick_blanks([("name",), ("image",), ("replicas",), ("ports", 0, "port")], difficulty,
+        blanks = pick_blanks(doc, [("name",), ("image",), ("replicas",), ("ports", 0, "port")], difficulty,
                              rng) if lean else []
         description += template_block(doc, blanks, fmt, lean)
         knobs = {"format": fmt, "ports": n_ports, "nested": nested, "budget": budget, "tls": with_tls,
