@@ -219,4 +219,5 @@ def test_the_one_blank_at_difficulty_0_is_a_number_where_the_family_has_one(fami
     value = reference
     for step in path:
         value = value[step]
-    assert type(value) in (int, float)
+    has_number = family != "structured_record" or any(type(v) in (int, float) for v in reference.values())
+    assert type(value) in (int, float) or not has_number
