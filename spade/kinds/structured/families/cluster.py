@@ -3,7 +3,8 @@ distinct and in range, every dependency a listed service, the list in a valid st
 the services it depends on), and the total reserved memory (replicas x memory) under a budget.
 
 The start order, the references and the budget are the hidden (edge) tests; each service's dependencies are
-public checks. Difficulty adds services and dependencies, the budget, hides the schema and moves to YAML.
+public checks. Difficulty adds services and dependencies, the budget, hides the schema and moves to YAML. The
+easiest level states each service's port and shows the answer (in start order) with one value blanked.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ class ClusterDeployment(CheckFamily):
         show = show_schema(difficulty)
         doc = {"services": services}
         # the template is the start order; a blank is a port or a dependency list that is not empty
-        blanks = pick_blanks(doc, [("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
-                              if key == "port" or s[key]], difficulty, rng) if template else []
+        options = [("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
+                   if key == "port" or s[key]]
+        blanks = pick_blanks(doc, options, difficulty, rng) if template else []
         description = (_description(fmt, shown, deps, lo, hi, budget, stated) + schema_block(schema, show)
                        + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "show_template": template,

@@ -5,6 +5,8 @@ Tests are packets (the judge's `firewall` query) plus the schema; hidden packets
 outside each clause's ports and source block, so a rule list fitted to the shown packets fails. Difficulty adds
 clauses, exceptions (a block that must be refused even though a broader clause allows it: the deny rule must
 come first), an allow-by-default policy with denials, hides the schema and moves from JSON to YAML.
+The easiest level is one clause, without example packets in the prompt, its rule in the template with one value
+blanked.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ class FirewallPolicy(CheckFamily):
             rules.append(rule)
         doc = {"default": default, "rules": rules}
         show = show_schema(difficulty)
-        blanks = pick_blanks(doc, [("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")],
-                             difficulty, rng) if template else []
+        options = [("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")]
+        blanks = pick_blanks(doc, options, difficulty, rng) if template else []
         description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
                        + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "default": default, "clauses": clauses, "show_schema": show,

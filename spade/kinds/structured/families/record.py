@@ -1,12 +1,12 @@
 """structured_record: a record (an order, a user, a device...) conforming to a JSON Schema that is always shown
-(at the easiest level in words, with a template of its shape that breaks it), with a few facts its values must
+(at the easiest level in words, with the answer as a template whose facts are blanked), with a few facts its values must
 state. The schema is drawn: strings with patterns, enums, bounded integers,
 multiples of a step, booleans, arrays with item counts and unique items, nested objects.
 
 Public tests check the facts and single properties against their sub-schemas; the hidden (edge) tests are the whole
 schema (no other keys, every nesting level) and all the checks. Difficulty adds fields, nesting and facts, and moves
-to YAML. At the easiest level the fields are those whose template value conforms (enums, integers, multiples,
-booleans), so what the template gets wrong is the facts.
+to YAML. At the easiest level the fields are plain (enums, integers, multiples, booleans), the template is the
+answer with its facts blanked (one, a number where there is one, at difficulty 0), and the facts follow it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """structured_service: one service's configuration (image, replicas, ports, resources, TLS, environment) with
 ranges, distinct ports, min <= max limits, a memory budget across replicas and "TLS on requires a certificate".
 
+The easiest level (the template's) is a lean service, every value stated: name, image, replicas and one port.
 Difficulty adds ports and resource limits, nests the resources under `deploy`, adds the budget and TLS rules,
 hides the JSON Schema and moves from JSON to YAML. The cross-field rules are the edge (hidden) tests.
 """
