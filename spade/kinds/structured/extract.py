@@ -11,6 +11,12 @@ _TAGS = {"json": ("json", "jsonc", "javascript"), "yaml": ("yaml", "yml")}
 
 
 def extract_document(completion: str, fmt: str, prefill: str) -> str:
+    """`prefill`: what the completion continues (the fence, perhaps the mapping's opening); a completion that
+    opens its document itself (a chat server cannot prefill, and its own fence is dropped) continues only the
+    fence."""
+    fence, newline, opening = prefill.partition("\n")
+    if opening and _squeezed(completion[:4 * len(opening) + 64]).startswith(_squeezed(opening)):
+        prefill = fence + newline
     text = (prefill + completion).replace("\r\n", "\n")
     segments = text.split(FENCE)
     blocks = []  # (tag, body) of every fenced segment
@@ -35,3 +41,8 @@ def extract_document(completion: str, fmt: str, prefill: str) -> str:
         end = max(bare.rfind("}"), bare.rfind("]"))
         return bare[min(starts): end + 1] if starts and end > min(starts) else ""
     return bare
+
+
+def _squeezed(text: str) -> str:
+    """Without whitespace: a completion that repeats the prefilled opening (`{"jobs":`) does so in its own layout."""
+    return "".join(text.split())

@@ -3,6 +3,7 @@ wrong one fails the test it breaks (hidden ones included), no document or an unp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -11,7 +12,8 @@ from spade.config import RewardConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.kinds import kind_of
 from spade.policy.prompts import build_prompt
-from spade.records import Completion, ExecStatus, TestStatus
+from spade.generate.procedural import draft_task
+from spade.records import Completion, ExecStatus, Task, TestStatus
 from spade.rollout import Grader
 from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML
 
@@ -35,6 +37,37 @@ def test_the_prompt_states_the_task_and_prefills_the_documents_fence(yaml_task):
 ])
 def test_extraction_takes_the_fenced_document_or_the_whole_completion(yaml_task, completion, prefilled, expected):
     assert kind_of(yaml_task).extract(yaml_task, completion, prefilled=prefilled) == expected
+
+
+def test_a_json_mapping_is_prefilled_up_to_its_first_key_and_extracted_whole(pool, json_task):
+    prompt = build_prompt(json_task)
+    assert prompt.prefill == '```json\n{\n  "'
+    continuation = 'name": "web", "port": 8080, "limits": {"min": 1, "max": 4}}\n```\nDone.'
+    assert kind_of(json_task).extract(json_task, continuation) == '{\n  "' + continuation.split("\n```")[0]
+    rollouts = Grader(pool, RewardConfig()).grade([json_task], [Completion(continuation)], ids=["a"])
+    assert rollouts[0].passed
+
+
+@pytest.mark.parametrize("completion", [GOOD_JSON + "\n```", "\n" + GOOD_JSON])
+def test_a_completion_that_opens_its_own_document_is_not_given_a_second_opening(json_task, completion):
+    # a chat server cannot prefill: its answer starts with the document (the backend drops its own fence)
+    assert kind_of(json_task).extract(json_task, completion) == GOOD_JSON
+
+
+def test_a_value_after_a_prefilled_key_is_not_taken_for_a_document_of_its_own():
+    task = draft_task("structured_jobs", 0.0, 11, 0, 3, 5)
+    task = Task(task.task_id, task.description, task.signature, task.entry_point, task.difficulty,
+                reference_solution=task.reference_solution, params=task.params, kind="structured")
+    fill = build_prompt(task).prefill
+    assert fill == '```json\n{\n  "jobs":'  # the template level prefills the first key
+    value = ' [\n    {"id": "x"}\n  ]\n}\n```'
+    assert kind_of(task).extract(task, value) == '{\n  "jobs": [\n    {"id": "x"}\n  ]\n}'
+    assert kind_of(task).extract(task, '{"jobs": [{"id": "x"}]}') == '{"jobs": [{"id": "x"}]}'
+
+
+def test_a_document_that_is_not_a_mapping_gets_only_the_fence(json_task):
+    listed = dataclasses.replace(json_task, reference_solution="[1, 2]")
+    assert build_prompt(listed).prefill == "```json\n"
 
 
 def test_json_extraction_drops_prose_around_a_bare_document(json_task):

@@ -3,7 +3,8 @@ distinct and in range, every dependency a listed service, the list in a valid st
 the services it depends on), and the total reserved memory (replicas x memory) under a budget.
 
 The start order, the references and the budget are the hidden (edge) tests; each service's dependencies are
-public checks. Difficulty adds services and dependencies, the budget, hides the schema and moves to YAML.
+public checks. Difficulty adds services and dependencies, the budget, hides the schema and moves to YAML. The
+easiest level states each service's port and shows the answer (in start order) with one value blanked.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _NAMES = ("db", "cache", "queue", "api", "worker", "web", "search", "auth", "scheduler", "mailer")
@@ -40,8 +42,12 @@ class ClusterDeployment(CheckFamily):
         schema = _schema(names, lo, hi)
         shown = names[:]
         rng.shuffle(shown)  # listed out of order: the answer must find a start order
+        template = show_template(difficulty)
+        # the easiest level states each service's port (the template repeats one port for all)
+        stated = {name: ports[names.index(name)] for name in shown} if template else {}
         checks: list[Any] = [{"op": "each", "path": ["services", "*"], "check": {"op": "implies", "if": {
             "op": "equals", "path": ["name"], "value": name}, "then": {"op": "schema", "schema": {"properties": {
+                **({"port": {"const": stated[name]}} if name in stated else {}),
                 "depends_on": {"type": "array", "uniqueItems": True, "minItems": len(deps[name]),
                                "maxItems": len(deps[name]), "items": {"enum": deps[name]} if deps[name] else False}}}}}}
             for name in shown]
@@ -60,12 +66,16 @@ class ClusterDeployment(CheckFamily):
             implied.append({"op": "sum", "items": ["services", "*"], "terms": [["replicas"], ["memory_mb"]],
                             "max": budget})
         show = show_schema(difficulty)
-        template = show_template(difficulty)
-        description = (_description(fmt, shown, deps, lo, hi, budget) + schema_block(schema, show)
-                       + template_block(schema, fmt, template))
+        doc = {"services": services}
+        # the template is the start order; a blank is a port or a dependency list that is not empty
+        options = [("services", i, key) for i, s in enumerate(services) for key in ("port", "depends_on")
+                   if key == "port" or s[key]]
+        blanks = pick_blanks(doc, options, difficulty, rng) if template else []
+        description = (_description(fmt, shown, deps, lo, hi, budget, stated) + schema_block(schema, show)
+                       + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "services": n, "budget": budget, "show_schema": show, "show_template": template,
                  "checks": checks, "implied": implied}
-        return Variant(description, signature(fmt), fmt, render({"services": services}, fmt), knobs)
+        return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
 def _schema(names: list[str], lo: int, hi: int) -> dict[str, Any]:
@@ -80,7 +90,8 @@ def _schema(names: list[str], lo: int, hi: int) -> dict[str, Any]:
                                         "maxItems": len(names)}}}
 
 
-def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int, hi: int, budget: int | None) -> str:
+def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int, hi: int, budget: int | None,
+                 ports: dict[str, int]) -> str:
     lines = [f"Write a deployment as a {FORMAT_NAMES[fmt]} document: a mapping with one key, `services`, the list "
              "of services in the order they are started. Each service has `name`, an integer `port`, `replicas` "
              "(1-10), `memory_mb` per replica (64-8192) and `depends_on`, the names of the services it needs "
@@ -89,7 +100,8 @@ def _description(fmt: str, shown: list[str], deps: dict[str, list[str]], lo: int
              f"The services ({len(shown)}, no others):"]
     for name in shown:
         needs = ", ".join(f"`{d}`" for d in deps[name]) or "nothing"
-        lines.append(f"- `{name}` needs {needs}.")
+        port = f"; its port is {ports[name]}" if name in ports else ""
+        lines.append(f"- `{name}` needs {needs}{port}.")
     if budget is not None:
         lines.append(f"All replicas together may reserve at most {budget} MB of memory (the sum of replicas x "
                      "memory_mb over the services).")

@@ -5,6 +5,8 @@ Tests are packets (the judge's `firewall` query) plus the schema; hidden packets
 outside each clause's ports and source block, so a rule list fitted to the shown packets fails. Difficulty adds
 clauses, exceptions (a block that must be refused even though a broader clause allows it: the deny rule must
 come first), an allow-by-default policy with denials, hides the schema and moves from JSON to YAML.
+The easiest level is one clause, without example packets in the prompt, its rule in the template with one value
+blanked.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _SERVICES = ((22, "tcp", "SSH"), (80, "tcp", "HTTP"), (443, "tcp", "HTTPS"), (53, "udp", "DNS"),
@@ -43,7 +46,8 @@ class FirewallPolicy(CheckFamily):
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         fmt = pick_format(difficulty, rng)
-        n_clauses = 1 + round(difficulty * 3)
+        template = show_template(difficulty)
+        n_clauses = 1 if template else 1 + round(difficulty * 3)  # the template level's values are one rule's
         default = "allow" if difficulty >= 0.7 and rng.random() < 0.5 else "deny"
         clauses = []
         for port, proto, label in rng.sample(_SERVICES, n_clauses):
@@ -58,14 +62,15 @@ class FirewallPolicy(CheckFamily):
                 rules.append({"action": _flip(c["action"]), "protocol": c["protocol"], "ports": [c["port"]],
                               "source": c["except"]})
             rule = {"action": c["action"], "protocol": c["protocol"], "ports": [c["port"]]}
-            if c["source"]:
-                rule["source"] = c["source"]
+            if c["source"] or template:  # the template has every key: its answer says "any" where it is open
+                rule["source"] = c["source"] or "any"
             rules.append(rule)
         doc = {"default": default, "rules": rules}
         show = show_schema(difficulty)
-        template = show_template(difficulty)
+        options = [("default",), ("rules", 0, "protocol"), ("rules", 0, "ports"), ("rules", 0, "source")]
+        blanks = pick_blanks(doc, options, difficulty, rng) if template else []
         description = (_description(fmt, default, clauses) + schema_block(SCHEMA, show)
-                       + template_block(SCHEMA, fmt, template))
+                       + template_block(doc, blanks, fmt, template))
         knobs = {"format": fmt, "default": default, "clauses": clauses, "show_schema": show,
                  "show_template": template, "checks": [], "implied": [{"op": "schema", "schema": SCHEMA}]}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)

@@ -15,7 +15,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _JOBS = ("backup", "report", "cleanup", "reindex", "billing-run", "cache-warm", "log-rotate", "digest-mail",
@@ -33,8 +34,7 @@ class JobQueue(CheckFamily):
         with_timeouts, with_retries = difficulty >= 0.3, difficulty >= 0.5
         max_retries = rng.randint(2, 5)
         names = rng.sample(_JOBS, n_jobs)
-        # above the template's priority (1), so the template is never an answer
-        priorities = sorted(rng.sample(range(2 if template else 1, 101), n_jobs), reverse=True)
+        priorities = sorted(rng.sample(range(1, 101), n_jobs), reverse=True)
         given = {n: {"priority": p, "hour": rng.randint(0, 23), "minute": rng.choice((0, 5, 15, 30, 45, 50))}
                  for n, p in zip(names, priorities)}
         shown = names[:]
@@ -70,7 +70,9 @@ class JobQueue(CheckFamily):
         if with_retries:
             implied.append({"op": "range", "path": ["jobs", "*", "retries"], "min": 0, "max": max_retries})
         description = _description(fmt, shown, given, with_timeouts, with_retries, max_retries, template)
-        description += schema_block(schema, show) + template_block(schema, fmt, template)
+        blanks = pick_blanks({"jobs": jobs}, [("jobs", 0, "priority"), ("jobs", 0, "schedule", "hour"),
+                              ("jobs", 0, "schedule", "minute")], difficulty, rng) if template else []
+        description += schema_block(schema, show) + template_block({"jobs": jobs}, blanks, fmt, template)
         knobs = {"format": fmt, "jobs": n_jobs, "timeouts": with_timeouts, "retries": with_retries,
                  "show_schema": show, "show_template": template, "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render({"jobs": jobs}, fmt), knobs)

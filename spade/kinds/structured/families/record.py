@@ -1,12 +1,12 @@
 """structured_record: a record (an order, a user, a device...) conforming to a JSON Schema that is always shown
-(at the easiest level in words, with a template of its shape that breaks it), with a few facts its values must
+(at the easiest level in words, with the answer as a template whose facts are blanked), with a few facts its values must
 state. The schema is drawn: strings with patterns, enums, bounded integers,
 multiples of a step, booleans, arrays with item counts and unique items, nested objects.
 
 Public tests check the facts and single properties against their sub-schemas; the hidden (edge) tests are the whole
 schema (no other keys, every nesting level) and all the checks. Difficulty adds fields, nesting and facts, and moves
-to YAML. At the easiest level the fields are those whose template value conforms (enums, integers, multiples,
-booleans), so what the template gets wrong is the facts.
+to YAML. At the easiest level the fields are plain (enums, integers, multiples, booleans), the template is the
+answer with its facts blanked (one, a number where there is one, at difficulty 0), and the facts follow it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, skeleton, template_block,
+    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, template_block,
 )
 
 _ENTITIES = ("order", "user", "device", "invoice", "sensor", "ticket", "shipment", "account")
@@ -40,13 +40,11 @@ class RecordSchema(CheckFamily):
         template = show_template(difficulty)
         schema, doc = _object(names, depth, rng, _PLAIN if template else _KINDS)
         leaves = _leaves(doc)
-        if template:  # the facts are what the template gets wrong: its other values already conform
-            placeholder = dict(_leaves(skeleton(schema)))
-            while not (leaves := [(p, v) for p, v in _leaves(doc) if placeholder[p] != v]):
-                schema, doc = _object(names, depth, rng, _PLAIN)
-                placeholder = dict(_leaves(skeleton(schema)))
         entity = rng.choice(_ENTITIES)
         facts = rng.sample(leaves, min(len(leaves), 1 + round(difficulty * 3)))
+        numbers = [(p, v) for p, v in leaves if type(v) in (int, float)]
+        if template and len(facts) == 1 and numbers:  # the template's one blank a number (see pick_blanks)
+            facts = [rng.choice(numbers)]
         stated: list[Any] = [{"op": "equals", "path": list(path), "value": value} for path, value in facts]
         checks = stated + [{"op": "schema", "schema": {"type": "object", "required": [n], "properties": {
             n: schema["properties"][n]}}} for n in names]
@@ -60,12 +58,13 @@ class RecordSchema(CheckFamily):
         lines += [f"- `{'.'.join(map(str, path))}` is {json.dumps(value)}." for path, value in facts]
         knobs = {"format": fmt, "fields": n_fields, "depth": depth, "facts": len(facts), "show_template": template,
                  "checks": checks, "implied": implied}
-        description = "\n".join(lines) + template_block(schema, fmt, template)
+        # the template blanks the facts (the record's other values are shown)
+        description = "\n".join(lines) + template_block(doc, [path for path, _ in facts], fmt, template)
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
 _KINDS = ("pattern", "enum", "integer", "step", "boolean", "array")
-_PLAIN = ("enum", "integer", "step", "boolean")  # the kinds whose template value (skeleton) conforms
+_PLAIN = ("enum", "integer", "step", "boolean")  # the easiest level's kinds: a value to copy, not to build
 
 
 def _object(names: list[str], depth: int, rng: random.Random,

@@ -1,6 +1,7 @@
 """structured_service: one service's configuration (image, replicas, ports, resources, TLS, environment) with
 ranges, distinct ports, min <= max limits, a memory budget across replicas and "TLS on requires a certificate".
 
+The easiest level (the template's) is a lean service, every value stated: name, image, replicas and one port.
 Difficulty adds ports and resource limits, nests the resources under `deploy`, adds the budget and TLS rules,
 hides the JSON Schema and moves from JSON to YAML. The cross-field rules are the edge (hidden) tests.
 """
@@ -13,7 +14,8 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_format, render, schema_block, show_schema, show_template, signature, template_block,
+    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    template_block,
 )
 
 _SERVICES = ("billing-api", "search", "auth-gateway", "inventory", "mailer", "thumbnailer", "ledger", "notifier")
@@ -47,25 +49,35 @@ class ServiceConfig(CheckFamily):
             resources["cpu_millicores"] = {"min": rng.choice((100, 250)), "max": rng.choice((500, 1000, 2000))}
         ports = [{"name": n, "port": p} for n, p in zip(port_names, rng.sample(range(lo, hi + 1), n_ports))]
         doc: dict[str, Any] = {"name": service, "image": image, "replicas": replicas, "ports": ports}
-        doc["deploy" if nested else "resources"] = {"resources": resources} if nested else resources
+        lean = show_template(difficulty)  # the easiest level: name, image, replicas and one port, each stated
+        if lean:
+            replicas_lo = replicas_hi = replicas
+            lo = hi = ports[0]["port"]
+        else:
+            doc["deploy" if nested else "resources"] = {"resources": resources} if nested else resources
         if with_tls:
             doc["tls"] = {"enabled": True, "cert_path": f"/etc/tls/{service}.crt"}
-        doc["env"] = {"LOG_LEVEL": level, "REGION": rng.choice(("eu-west-1", "us-east-2", "ap-south-1"))}
-        res_path = ["deploy", "resources"] if nested else ["resources"]
-        schema = _schema(port_names, lo, hi, with_cpu, with_tls, nested)
+        if not lean:
+            doc["env"] = {"LOG_LEVEL": level, "REGION": rng.choice(("eu-west-1", "us-east-2", "ap-south-1"))}
+        res_path = [] if lean else ["deploy", "resources"] if nested else ["resources"]
+        schema = _schema(port_names, lo, hi, with_cpu, with_tls, nested, lean)
         checks, implied = _checks(schema, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
                                   res_path, budget, with_tls)
         description = _description(fmt, service, image, port_names, lo, hi, replicas_lo, replicas_hi, level,
                                     res_path, with_cpu, budget, with_tls)
         description += schema_block(schema, show_schema(difficulty))
-        description += template_block(schema, fmt, show_template(difficulty))
+        blanks = pick_blanks(doc, [("name",), ("image",), ("replicas",), ("ports", 0, "port")], difficulty,
+                             rng) if lean else []
+        description += template_block(doc, blanks, fmt, lean)
         knobs = {"format": fmt, "ports": n_ports, "nested": nested, "budget": budget, "tls": with_tls,
-                 "cpu": with_cpu, "show_schema": show_schema(difficulty), "show_template": show_template(difficulty),
+                 "cpu": with_cpu, "lean": lean, "show_schema": show_schema(difficulty), "show_template": lean,
                  "checks": checks, "implied": implied}
         return Variant(description, signature(fmt), fmt, render(doc, fmt), knobs)
 
 
-def _schema(port_names: list[str], lo: int, hi: int, with_cpu: bool, with_tls: bool, nested: bool) -> dict[str, Any]:
+def _schema(port_names: list[str], lo: int, hi: int, with_cpu: bool, with_tls: bool, nested: bool,
+            lean: bool) -> dict[str, Any]:
+    """lean: no resources and no env (the easiest level)."""
     limit = {"type": "object", "required": ["min", "max"], "additionalProperties": False,
              "properties": {"min": {"type": "integer", "minimum": 64, "maximum": 4096},
                             "max": {"type": "integer", "minimum": 64, "maximum": 4096}}}
@@ -81,7 +93,9 @@ def _schema(port_names: list[str], lo: int, hi: int, with_cpu: bool, with_tls: b
         "env": {"type": "object", "required": ["LOG_LEVEL"], "additionalProperties": {"type": "string"},
                 "properties": {"LOG_LEVEL": {"enum": list(_LEVELS)}}},
     }
-    if nested:
+    if lean:
+        del props["env"]
+    elif nested:
         props["deploy"] = {"type": "object", "required": ["resources"], "additionalProperties": False,
                            "properties": {"resources": resources}}
     else:
@@ -95,6 +109,7 @@ def _schema(port_names: list[str], lo: int, hi: int, with_cpu: bool, with_tls: b
 def _checks(schema: dict[str, Any], service: str, image: str, port_names: list[str], lo: int, hi: int,
             replicas_lo: int, replicas_hi: int, level: str, res_path: list[str], budget: int | None,
             with_tls: bool) -> tuple[list[Any], list[Any]]:
+    """res_path empty: the lean document (no resources, no env)."""
     checks: list[Any] = [
         {"op": "all", "checks": [{"op": "equals", "path": ["name"], "value": service},
                                  {"op": "equals", "path": ["image"], "value": image}]},
@@ -102,15 +117,14 @@ def _checks(schema: dict[str, Any], service: str, image: str, port_names: list[s
         {"op": "all", "checks": [{"op": "count", "path": ["ports"], "min": len(port_names), "max": len(port_names)},
                                  {"op": "range", "path": ["ports", "*", "port"], "min": lo, "max": hi},
                                  {"op": "distinct", "path": ["ports", "*", "name"]}]},
-        {"op": "all", "checks": [{"op": "equals", "path": ["env", "LOG_LEVEL"], "value": level},
-                                 {"op": "range", "path": [*res_path, "*", "*"], "min": 64, "max": 4096}]},
     ]
-    implied: list[Any] = [
-        {"op": "schema", "schema": schema},
-        {"op": "distinct", "path": ["ports", "*", "port"]},
-        {"op": "each", "path": [*res_path, "*"],
-         "check": {"op": "compare", "left": ["min"], "cmp": "<=", "right": ["max"]}},
-    ]
+    implied: list[Any] = [{"op": "schema", "schema": schema}, {"op": "distinct", "path": ["ports", "*", "port"]}]
+    if res_path:
+        checks.append({"op": "all", "checks": [{"op": "equals", "path": ["env", "LOG_LEVEL"], "value": level},
+                                               {"op": "range", "path": [*res_path, "*", "*"], "min": 64,
+                                                "max": 4096}]})
+        implied.append({"op": "each", "path": [*res_path, "*"],
+                        "check": {"op": "compare", "left": ["min"], "cmp": "<=", "right": ["max"]}})
     if budget is not None:
         implied.append({"op": "sum", "items": [], "terms": [["replicas"], [*res_path, "memory_mb", "max"]],
                         "max": budget})
@@ -131,6 +145,13 @@ def _description(fmt: str, service: str, image: str, port_names: list[str], lo: 
     lines = [
         f"Write the {FORMAT_NAMES[fmt]} configuration of the service `{service}`.",
         f"- `name` is \"{service}\" and `image` is \"{image}\".",
+    ]
+    if not res_path:  # the lean, easiest level: every value stated
+        lines += [f"- `replicas` is {replicas_lo}.",
+                  f"- `ports` is a list of one entry, with `name` \"{port_names[0]}\" and the integer `port` {lo}.",
+                  "- No keys other than these."]
+        return "\n".join(lines)
+    lines += [
         f"- `replicas` is an integer from {replicas_lo} to {replicas_hi}.",
         f"- `ports` is a list of {len(port_names)} entries, one for each of {', '.join(port_names)}, each with "
         f"`name` and an integer `port` between {lo} and {hi}; no two entries share a port.",
