@@ -30,6 +30,14 @@ FIRST_STEPS = 2
 """Levels 0 and 1 are first steps (tables and columns named); the rest are the questions in words."""
 
 
+def _rows(say: int, columns: str, table: str, condition: str = "") -> str:
+    """A first-step question asking for `columns` of the rows of `table` (that meet `condition`), worded three
+    ways: the same request however it is put, and different enough for dedup to keep them apart."""
+    return (f"List the {columns} of every row of table `{table}`{condition}.",
+            f"Return the {columns} of the rows of table `{table}`{condition}.",
+            f"From table `{table}`, select the {columns} of each row{condition}.")[say]
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
@@ -64,20 +72,18 @@ class SqlFamily(Family):
             "limit": rng.randint(3, 5), "op": rng.choice(sorted(_CMP)), "measure": rng.choice(("real", "int")),
             "dir": rng.choice(sorted(_DIR)), "agg": rng.choice(sorted(_AGG)), "form": rng.randint(0, 1),
             "extra": rng.randint(0, 1)}
-        if level < FIRST_STEPS:
+        if level < FIRST_STEPS:  # drawn here only, so the questions in words keep their draws
+            knobs.update(say=rng.randint(0, 2), show=rng.randint(0, 2), tables="m")
             description, reference, ordered = self.first_step(level, d, knobs)
-            knobs["tables"] = self.first_step_tables[level]
         else:
             description, reference, ordered = self.question(level - FIRST_STEPS, d, knobs)
             knobs["tables"] = "mpc"
         knobs["ordered"] = ordered
         return Variant(description, SIGNATURE, ENTRY_POINT, reference, knobs)
 
-    first_step_tables: tuple[str, str] = ("m", "m")
-    """The tables a first-step question needs, per level: m (main), p (people/places), c (events)."""
-
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
-        """(question, reference query, ordered) for levels 0 and 1: tables and columns named in backticks."""
+        """(question, reference query, ordered) for levels 0 and 1: tables and columns named in backticks. May set
+        k["tables"], the tables the database keeps (default "m"): m (main), p (people/places), c (events)."""
         raise NotImplementedError
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
@@ -118,11 +124,13 @@ class Filter(SqlFamily):
 
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         if level == 0:
-            return (f"List the `name` of every row of table `{d.m}` whose `{d.grp}` is '{k['group']}'.",
-                    f"SELECT name FROM {d.m} WHERE {d.grp} = '{k['group']}'", False)
+            shown = ("name", d.real, d.int)[k["show"]]
+            return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{d.grp}` is '{k['group']}'"),
+                    f"SELECT {shown} FROM {d.m} WHERE {d.grp} = '{k['group']}'", False)
         col, t = _measure(d, k)
-        return (f"List the `name` and the `{col}` of every row of table `{d.m}` whose `{col}` is {_CMP[k['op']]} {t}.",
-                f"SELECT name, {col} FROM {d.m} WHERE {col} {k['op']} {t}", False)
+        first = ("name", d.grp, "id")[k["show"]]
+        return (_rows(k["say"], f"`{first}` and the `{col}`", d.m, f" whose `{col}` is {_CMP[k['op']]} {t}"),
+                f"SELECT {first}, {col} FROM {d.m} WHERE {col} {k['op']} {t}", False)
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         col, t = _measure(d, k)
@@ -153,13 +161,21 @@ class Aggregate(SqlFamily):
         col, _ = _measure(d, k)
         agg = k["agg"]
         if level == 1:
-            return (f"For each `{d.grp}` in table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}` of its "
-                    f"rows.", f"SELECT {d.grp}, {agg}({col}) FROM {d.m} GROUP BY {d.grp}", False)
+            return ((f"For each `{d.grp}` in table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}` of its "
+                     f"rows.",
+                     f"Group the rows of table `{d.m}` by `{d.grp}`: return each `{d.grp}` and the {_AGG[agg]} "
+                     f"`{col}` in it.",
+                     f"Per `{d.grp}` of table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}`.")[k["say"]],
+                    f"SELECT {d.grp}, {agg}({col}) FROM {d.m} GROUP BY {d.grp}", False)
         if k["form"]:
             return (f"Return the {_AGG[agg]} `{col}` of all rows of table `{d.m}` (one value).",
                     f"SELECT {agg}({col}) FROM {d.m}", False)
-        return (f"Return the number of rows of table `{d.m}` whose `{d.grp}` is '{k['group']}' (one value).",
-                f"SELECT COUNT(*) FROM {d.m} WHERE {d.grp} = '{k['group']}'", False)
+        where = (f" whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'") if k["show"] else (
+            f" whose `{col}` is {_CMP[k['op']]} {_measure(d, k)[1]}", f" WHERE {col} {k['op']} {_measure(d, k)[1]}")
+        return ((f"Return the number of rows of table `{d.m}`{where[0]} (one value).",
+                 f"Count the rows of table `{d.m}`{where[0]} (one value).",
+                 f"How many rows of table `{d.m}` are there{where[0]}? Return that number.")[k["say"]],
+                f"SELECT COUNT(*) FROM {d.m}{where[1]}", False)
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         col, t = _measure(d, k)
@@ -189,15 +205,18 @@ class Join(SqlFamily):
     name = "sql_join"
     tags = ("sql", "join")
 
-    first_step_tables = ("mc", "mc")
-
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
+        other, other_one, other_id = (d.p, d.p_one, d.p_id) if k["form"] else (d.m, d.m_one, d.m_id)
+        k["tables"] = "pc" if k["form"] else "mc"
+        own = (d.qty, "day", "id")[k["show"]]
         where, where_sql = ((f" whose `{d.qty}` is {_CMP[k['op']]} {k['qty_t']}",
                              f" WHERE {d.c}.{d.qty} {k['op']} {k['qty_t']}") if level else ("", ""))
-        return ((f"For every row of table `{d.c}`{where}, return its `{d.qty}` and the `name` of its {d.m_one} "
-                 f"(join `{d.m}` on `{d.c}.{d.m_id} = {d.m}.id`)."),
-                (f"SELECT {d.c}.{d.qty}, {d.m}.name FROM {d.c} JOIN {d.m} ON {d.c}.{d.m_id} = {d.m}.id"
-                 f"{where_sql}"), False)
+        asked, select = ((f"its `{own}` and the `name` of its {other_one}", f"{d.c}.{own}, {other}.name")
+                         if k["say"] != 1 else
+                         (f"the `name` of its {other_one} and its `{own}`", f"{other}.name, {d.c}.{own}"))
+        return (f"For every row of table `{d.c}`{where}, return {asked} (join `{other}` on "
+                f"`{d.c}.{other_id} = {other}.id`).",
+                f"SELECT {select} FROM {d.c} JOIN {other} ON {d.c}.{other_id} = {other}.id{where_sql}", False)
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         op, t, agg = k["op"], k["qty_t"], k["agg"]
@@ -255,9 +274,9 @@ class Subquery(SqlFamily):
         side, op = ("above", ">") if k["form"] else ("below", "<")
         scope, scope_sql = ((f"the rows whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'")
                             if level else (f"all rows of `{d.m}`", ""))
-        return (f"List the `name` of every row of table `{d.m}` whose `{col}` is {side} the average `{col}` of "
-                f"{scope}.", f"SELECT name FROM {d.m} WHERE {col} {op} (SELECT AVG({col}) FROM {d.m}{scope_sql})",
-                False)
+        shown = ("name", "name", d.grp)[k["show"]]
+        return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{col}` is {side} the average `{col}` of {scope}"),
+                f"SELECT {shown} FROM {d.m} WHERE {col} {op} (SELECT AVG({col}) FROM {d.m}{scope_sql})", False)
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         col, _ = _measure(d, k)
@@ -293,9 +312,12 @@ class Window(SqlFamily):
         col, _ = _measure(d, k)
         way = k["dir"]
         if level == 0:
-            return ((f"Return the `name` of every row of table `{d.m}` and its position (1 for the first) when the "
+            shown, select = (("`name`", "name"), (f"`name`, the `{col}`", f"name, {col}"),
+                             (f"`id`, the `name`", "id, name"))[k["show"]]
+            place = ("position", "row number", "place")[k["say"]]
+            return ((f"Return the {shown} and the {place} (1 for the first) of every row of table `{d.m}` when the "
                      f"rows are sorted by `{col}` {_DIR[way]}, ties broken by `name`: use ROW_NUMBER()."),
-                    f"SELECT name, ROW_NUMBER() OVER (ORDER BY {col} {way}, name) FROM {d.m}", False)
+                    f"SELECT {select}, ROW_NUMBER() OVER (ORDER BY {col} {way}, name) FROM {d.m}", False)
         other, t2 = _measure(d, k, other=True)
         return ((f"Among the rows of table `{d.m}` whose `{other}` is {_CMP[k['op']]} {t2}, return the `name`, the "
                  f"`{col}` and the position (1 for the first) when sorted by `{col}` {_DIR[way]}, ties broken by "
