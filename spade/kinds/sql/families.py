@@ -128,9 +128,9 @@ class Filter(SqlFamily):
             return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{d.grp}` is '{k['group']}'"),
                     f"SELECT {shown} FROM {d.m} WHERE {d.grp} = '{k['group']}'", False)
         col, t = _measure(d, k)
-        first = ("name", d.grp, "id")[k["show"]]
-        return (_rows(k["say"], f"`{first}` and the `{col}`", d.m, f" whose `{col}` is {_CMP[k['op']]} {t}"),
-                f"SELECT {first}, {col} FROM {d.m} WHERE {col} {k['op']} {t}", False)
+        shown = ("name", "name", d.grp)[k["show"]]
+        return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{col}` is {_CMP[k['op']]} {t}"),
+                f"SELECT {shown} FROM {d.m} WHERE {col} {k['op']} {t}", False)
 
     def question(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
         col, t = _measure(d, k)
