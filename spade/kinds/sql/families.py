@@ -158,7 +158,7 @@ class Aggregate(SqlFamily):
     tags = ("sql", "aggregate")
 
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
-        col, _ = _measure(d, k)
+        col, t = _measure(d, k)
         agg = k["agg"]
         if level == 1:
             return ((f"For each `{d.grp}` in table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}` of its "
@@ -170,8 +170,8 @@ class Aggregate(SqlFamily):
         if k["form"]:
             return (f"Return the {_AGG[agg]} `{col}` of all rows of table `{d.m}` (one value).",
                     f"SELECT {agg}({col}) FROM {d.m}", False)
-        where = (f" whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'") if k["show"] else (
-            f" whose `{col}` is {_CMP[k['op']]} {_measure(d, k)[1]}", f" WHERE {col} {k['op']} {_measure(d, k)[1]}")
+        where = ((f" whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'") if k["show"]
+                 else (f" whose `{col}` is {_CMP[k['op']]} {t}", f" WHERE {col} {k['op']} {t}"))
         return ((f"Return the number of rows of table `{d.m}`{where[0]} (one value).",
                  f"Count the rows of table `{d.m}`{where[0]} (one value).",
                  f"How many rows of table `{d.m}` are there{where[0]}? Return that number.")[k["say"]],
