@@ -31,11 +31,10 @@ FIRST_STEPS = 2
 
 
 def _rows(say: int, columns: str, table: str, condition: str = "") -> str:
-    """A first-step question asking for `columns` of the rows of `table` (that meet `condition`), worded three
-    ways: the same request however it is put, and different enough for dedup to keep them apart."""
-    return (f"List the {columns} of every row of table `{table}`{condition}.",
-            f"Return the {columns} of the rows of table `{table}`{condition}.",
-            f"From table `{table}`, select the {columns} of each row{condition}.")[say]
+    """A first-step question asking for `columns` of the rows of `table` (that meet `condition`), with one of three
+    verbs. Worded like the prompt's examples: with "From table `t`, select the ... of each row ..." the embedded
+    135M model passed 2 of 40 first-step samples, with these 7 of 40."""
+    return f"{('List', 'Return', 'Give')[say]} the {columns} of every row of table `{table}`{condition}."
 
 
 def _num(x: float) -> str:
@@ -123,8 +122,8 @@ class Filter(SqlFamily):
     tags = ("sql", "filter")
 
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
-        if level == 0:
-            shown = ("name", d.real, d.int)[k["show"]]
+        if level == 0:  # `name` only: asked for another column, the 135M model still returned `name` or COUNT(*)
+            shown = "name"
             return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{d.grp}` is '{k['group']}'"),
                     f"SELECT {shown} FROM {d.m} WHERE {d.grp} = '{k['group']}'", False)
         col, t = _measure(d, k)
