@@ -6,7 +6,7 @@ In: a Task and a variant index. Out: a `Prompt`. Hidden tests' databases and all
 The examples' table (`pets`) is never a task's, so copying a query fails; they show the answer's shape: the
 columns asked for, in the order asked, from the table named, one statement, the block closed. Without them the
 embedded 135M model passed 0 of 40 first-step samples, listing every column it could think of; with one example
-returning two columns it copied both into every answer (0 of 40); with these three, 7 of 40.
+returning two columns it copied both into every answer (0 of 40); with these three, 6-7 of 40.
 """
 
 from __future__ import annotations
