@@ -73,6 +73,8 @@ class SqlFamily(Family):
             "extra": rng.randint(0, 1)}
         if level < FIRST_STEPS:  # drawn here only, so the questions in words keep their draws
             knobs.update(say=rng.randint(0, 2), show=rng.randint(0, 2), tables="m")
+            # Strict comparisons only: the 135M model wrote `>` for "at least" (1 of 8 level-1 filter samples passed).
+            knobs["op"] = {">=": ">", "<=": "<"}.get(knobs["op"], knobs["op"])
             description, reference, ordered = self.first_step(level, d, knobs)
         else:
             description, reference, ordered = self.question(level - FIRST_STEPS, d, knobs)

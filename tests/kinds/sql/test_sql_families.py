@@ -58,6 +58,7 @@ def test_first_steps_name_their_table_and_columns_and_show_only_the_tables_they_
             columns = {c for t in spec["tables"] for c, _ in t["columns"]}
             referenced = set(re.findall(r"\w+", draft.reference_solution)) & columns
             assert referenced and referenced <= quoted, draft.description
+            assert not re.search(r"[<>]=", draft.reference_solution)  # "at least" / "at most" come later
 
 
 def test_the_questions_in_words_see_the_whole_database():
