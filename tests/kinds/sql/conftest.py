@@ -15,11 +15,11 @@ def validated(pool, family: str, difficulty: float, seed: int = 0):
 
 @pytest.fixture(scope="package")
 def filter_task(pool):
-    """Unordered: names of rows over a threshold, on 8 databases."""
+    """Unordered: names of the rows in one group (a first-step question), on 8 databases."""
     return validated(pool, "sql_filter", 0.1)
 
 
 @pytest.fixture(scope="package")
 def ordered_task(pool):
     """Ordered: a GROUP BY ... ORDER BY question."""
-    return validated(pool, "sql_aggregate", 0.5)
+    return validated(pool, "sql_aggregate", 0.75)

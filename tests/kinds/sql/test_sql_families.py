@@ -4,6 +4,7 @@ result sets, computed there, deterministic, not empty everywhere, and the tests 
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import replace
 
 import pytest
@@ -12,10 +13,13 @@ from spade.config import GenerationConfig
 from spade.generate.procedural import draft_task
 from spade.generate.registry import family_names, get_family, resolve_families
 from spade.kinds import KINDS, validate_drafts
+from spade.kinds.sql.dbgen import DOMAINS
 from spade.kinds.sql.spec import result_problem, spec_problem
 
 FAMILIES = ("sql_aggregate", "sql_filter", "sql_join", "sql_subquery", "sql_window")
-DIFFICULTIES = (0.0, 0.5, 1.0)
+DOMAIN_MEASURES = {d.int for d in DOMAINS.values()}
+MAIN_TABLES = {d.m for d in DOMAINS.values()}
+DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def test_the_kind_and_its_families_are_registered_and_not_drawn_as_python_functions():
@@ -36,7 +40,32 @@ def test_drafts_are_deterministic_and_each_test_is_a_database():
 def test_difficulty_changes_what_is_asked():
     for family in FAMILIES:
         questions = {draft_task(family, d, 0, 0, 3, 5).params["level"] for d in DIFFICULTIES}
-        assert questions == {0, 1, 2}
+        assert questions == {0, 1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("difficulty", [0.0, 0.25])
+def test_first_steps_name_their_table_and_columns_and_show_only_the_tables_they_need(difficulty):
+    for family in FAMILIES:
+        for seed in range(4):
+            draft = draft_task(family, difficulty, seed, 0, 3, 5)
+            spec = draft.all_inputs[0][0]
+            tables = {t["name"] for t in spec["tables"]}
+            used = {a or b for a, b in re.findall(r"\bFROM (\w+)|\bJOIN (\w+)", draft.reference_solution)}
+            quoted = set(re.findall(r"\w+", " ".join(re.findall(r"`([^`]+)`", draft.description))))
+            assert tables == used and tables <= quoted
+            mains = [t for t in spec["tables"] if t["name"] in MAIN_TABLES]
+            assert all(t["columns"][-1][0] in DOMAIN_MEASURES for t in mains)  # no nullable text column
+            columns = {c for t in spec["tables"] for c, _ in t["columns"]}
+            referenced = set(re.findall(r"\w+", draft.reference_solution)) & columns
+            assert referenced and referenced <= quoted, draft.description
+            assert not re.search(r"[<>]=", draft.reference_solution)  # "at least" / "at most" come later
+
+
+def test_the_questions_in_words_see_the_whole_database():
+    for family in FAMILIES:
+        for difficulty in (0.5, 0.75, 1.0):
+            spec = draft_task(family, difficulty, 0, 0, 3, 5).all_inputs[0][0]
+            assert len(spec["tables"]) == 3 and len(spec["tables"][0]["columns"]) == 6
 
 
 def test_every_family_at_every_level_validates_in_the_sandbox(pool):
@@ -56,7 +85,7 @@ def test_every_family_at_every_level_validates_in_the_sandbox(pool):
 
 
 def test_expected_values_come_from_running_the_reference(pool):
-    draft = draft_task("sql_filter", 0.0, 0, 0, 3, 5)
+    draft = draft_task("sql_filter", 0.25, 0, 0, 3, 5)
     (outcome,) = validate_drafts([draft], pool, GenerationConfig())
     knobs = draft.params  # the reference filters one table on one column: redo it by hand
     column, t = (3, knobs["real_t"]) if knobs["measure"] == "real" else (4, knobs["int_t"])
