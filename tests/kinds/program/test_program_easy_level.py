@@ -94,3 +94,24 @@ def test_a_one_step_program_passes_level_zero_and_the_same_with_a_prompt_string_
     tasks = _tasks(pool, 0.0, 4)
     task = next(t for t in tasks if t.family == family and ("sum" in t.description or family == "program_commands"))
     assert [r.passed for r in kind_of(task).execute(pool, [(task, right), (task, prompted)])] == [True, False]
+
+
+def test_level_zero_commands_give_one_fixed_command_per_task_and_either_command_comes_from_0_05(pool):
+    # With 'add' or 'sub' mixed at difficulty 0 the public samples often showed one command only, and the 135M
+    # model answered print(x + y), which the other command's hidden tests failed.
+    tasks = [t for t in _tasks(pool, 0.0, 6) if t.family == "program_commands"]
+    for task in tasks:
+        ops = {c.args[0].split()[0] for c in task.all_tests}
+        assert len(ops) == 1 and f"'{ops.pop()} X Y'" in task.description and " or " not in task.description
+    assert {t.params["machine"] for t in tasks} == {"add", "sub"}
+    mixed = [draft_task("program_commands", d, 5, i, 3, 5) for d in (0.05, 0.25) for i in range(12)]
+    calc = [d for d in mixed if d.params["machine"] == "calc"]
+    assert calc and any(len({stdin.split()[0] for (stdin,) in d.all_inputs}) == 2 for d in calc)
+    assert {d.params["machine"] for d in mixed if d.difficulty == 0.25} <= {"calc", "counter"}
+
+
+def test_a_bare_expression_passes_a_level_zero_command_task_and_a_sentence_around_it_fails(pool):
+    task = next(t for t in _tasks(pool, 0.0, 6) if t.family == "program_commands" and t.params["machine"] == "sub")
+    texts = ["print(x - y)\n```", "print(x + y)\n```", "print(f'X - Y = {x - y}')\n```"]
+    rollouts = Grader(pool, RewardConfig()).grade([task] * 3, [Completion(t) for t in texts], ids=["0", "1", "2"])
+    assert [r.passed for r in rollouts] == [True, False, False]

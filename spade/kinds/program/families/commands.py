@@ -1,6 +1,7 @@
 """Simulate a little machine driven by commands, one per line, printing what the query commands ask: a counter, a
-stack, a queue, a key-value store. At difficulty 0 the input is a single command on one line ('add X Y' or 'sub X
-Y', print the result): one step, which the embedded 135M model can write."""
+stack, a queue, a key-value store. At difficulty 0 the input is a single command on one line, the same one in
+every test ('add X Y', or 'sub X Y', print the result): one step, which the embedded 135M model can write; from
+0.05 either command may come."""
 
 from __future__ import annotations
 
@@ -46,11 +47,23 @@ MACHINES = {
               "        store[cmd[1]] = store.get(cmd[1], 0) + 1\n    elif cmd[0] == 'del':\n"
               "        store.pop(cmd[1], None)\n    elif cmd[0] == 'count':\n        print(len(store))\n"),
 }
-# One command on one line, no count: the one-step tier at difficulty 0.
+# One command on one line, no count: the one-step tiers. At difficulty 0 every input holds the same command ('add'
+# or 'sub', fixed per task), so the program is one expression; from 0.05 the command varies and needs a branch. (With
+# either command at difficulty 0, the public samples often showed only one of them and the 135M model printed X + Y.)
 CALC = ("The input is one line holding one command: 'add X Y' or 'sub X Y', where X and Y are integers (0 <= X, Y "
-        "<= {v}). For 'add X Y' print X + Y; for 'sub X Y' print X - Y.",
+        "<= {v}). For 'add X Y' print X + Y; for 'sub X Y' print X - Y. Print only that one number.",
         "import sys\n\nop, x, y = sys.stdin.read().split()\nprint(int(x) + int(y) if op == 'add' else int(x) - int(y))\n")
-LEVELS = ((0.0, "calc"), (0.1, "counter"), (0.3, "stack"), (0.55, "queue"), (0.75, "store"))
+ONE_COMMAND = {
+    "add": ("The input is one line holding one command 'add X Y', where X and Y are integers (0 <= X, Y <= {v}). "
+            "Print X + Y, only that one number.",
+            "import sys\n\nop, x, y = sys.stdin.read().split()\nprint(int(x) + int(y))\n"),
+    "sub": ("The input is one line holding one command 'sub X Y', where X and Y are integers (0 <= X, Y <= {v}). "
+            "Print X - Y, only that one number.",
+            "import sys\n\nop, x, y = sys.stdin.read().split()\nprint(int(x) - int(y))\n"),
+}
+ONE_LINE = {"calc": CALC, **ONE_COMMAND}
+LEVELS = ((0.0, "add"), (0.0, "sub"), (0.05, "calc"), (0.1, "counter"), (0.3, "stack"), (0.55, "queue"),
+          (0.75, "store"))
 QUERIES = {"counter": ("print",), "stack": ("top", "size"), "queue": ("dequeue", "size"), "store": ("get", "count")}
 
 
@@ -61,9 +74,10 @@ class Commands(ProgramFamily):
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         machine = pick_level(LEVELS, difficulty, rng)
         knobs = {"machine": machine, "q_max": span(difficulty, 4, 20), "value_max": span(difficulty, 9, 99)}
-        if machine == "calc":
+        if machine in ONE_LINE:
             knobs["starter"] = starter(difficulty, "op, x, y = input().split()\nx, y = int(x), int(y)")
-            return Variant(CALC[0].format(v=knobs["value_max"]), SIGNATURE, "", CALC[1], knobs)
+            text, reference = ONE_LINE[machine]
+            return Variant(text.format(v=knobs["value_max"]), SIGNATURE, "", reference, knobs)
         fmt = (f"The first line of the input holds Q (1 <= Q <= {knobs['q_max']}); each of the next Q lines holds "
                "one command.")
         text, body = MACHINES[machine]
@@ -72,9 +86,10 @@ class Commands(ProgramFamily):
         return Variant(f"{fmt} {text} Print each answer on its own line.", SIGNATURE, "", reference, knobs)
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
-        if knobs["machine"] == "calc":
+        if knobs["machine"] in ONE_LINE:
             values = [rng.randint(0, knobs["value_max"]) for _ in range(2)]
-            return [lines(f"{rng.choice(('add', 'sub'))} {values[0]} {values[1]}")]
+            op = rng.choice(("add", "sub")) if knobs["machine"] == "calc" else knobs["machine"]
+            return [lines(f"{op} {values[0]} {values[1]}")]
         q = rng.randint(2, knobs["q_max"])
         cmds = [command(knobs["machine"], rng, knobs["value_max"]) for _ in range(q - 1)]
         last = rng.choice(QUERIES[knobs["machine"]])  # at least one line of output
@@ -84,6 +99,8 @@ class Commands(ProgramFamily):
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         if knobs["machine"] == "calc":
             return [[lines(cmd)] for cmd in ("add 0 0", "sub 3 5", "add 7 1", "sub 9 2", "add 4 4", "sub 6 6")]
+        if knobs["machine"] in ONE_COMMAND:
+            return [[lines(f"{knobs['machine']} {x} {y}")] for x, y in ((0, 0), (3, 5), (7, 1), (4, 4), (0, 6))]
         edges = {
             "counter": [["print"], ["sub 5", "print"], ["add 3", "print", "sub 3", "print"]],
             "stack": [["top"], ["pop", "size"], ["push 1", "push 2", "pop", "top", "size"], ["push 4", "pop", "top"]],
