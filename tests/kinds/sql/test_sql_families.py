@@ -69,6 +69,14 @@ def test_level_0_filters_subqueries_and_windows_ask_for_the_name_only_as_their_w
             assert re.findall(r"`(\w+)`", draft.description)[0] == "name"
 
 
+def test_level_0_aggregates_count_the_rows_of_one_group_as_the_prompts_count_example_does():
+    for seed in range(12):
+        draft = draft_task("sql_aggregate", 0.0, seed, 0, 3, 5)
+        group = draft.params["group"]
+        assert re.fullmatch(rf"SELECT COUNT\(\*\) FROM \w+ WHERE \w+ = '{group}'", draft.reference_solution)
+        assert f"'{group}'" in draft.description
+
+
 def test_the_questions_in_words_see_the_whole_database():
     for family in FAMILIES:
         for difficulty in (0.5, 0.75, 1.0):
