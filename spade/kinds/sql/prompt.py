@@ -36,9 +36,9 @@ EXAMPLES = (
 JOIN_TABLE = "visits"
 JOIN_SCHEMA = f"CREATE TABLE {JOIN_TABLE} (id INTEGER, pet_id INTEGER, day TEXT);"
 FAMILY_EXAMPLES = {
-    "sql_aggregate": (f"For each `species` in table `{EXAMPLE_TABLE}`, return the `species` and the highest `age` "
-                      f"of its rows.",
-                      f"SELECT species, MAX(age) FROM {EXAMPLE_TABLE} GROUP BY species;"),
+    "sql_aggregate": (f"How many rows of table `{EXAMPLE_TABLE}` are there whose `species` is 'cat'? Return that "
+                      f"number.",
+                      f"SELECT COUNT(*) FROM {EXAMPLE_TABLE} WHERE species = 'cat';"),
     "sql_join": (f"For every row of table `{JOIN_TABLE}`, return its `day` and the `name` of its pet (join "
                  f"`{EXAMPLE_TABLE}` on `{JOIN_TABLE}.pet_id = {EXAMPLE_TABLE}.id`).",
                  f"SELECT {JOIN_TABLE}.day, {EXAMPLE_TABLE}.name FROM {JOIN_TABLE} JOIN {EXAMPLE_TABLE} "
@@ -51,10 +51,11 @@ FAMILY_EXAMPLES = {
                    f"ROW_NUMBER().",
                    f"SELECT name, ROW_NUMBER() OVER (ORDER BY age DESC, name) FROM {EXAMPLE_TABLE};"),
 }
-"""A fourth example per family, the shape of its easiest question (families.py, level 0; for sql_aggregate, whose
-level 0 is the shared COUNT example's shape, level 1's GROUP BY), on tables no task uses.
-With the three shared examples alone the 135M model passed 0 of 32 level-0 samples of these four families
-(probe_kind.py sql 0 4 2, seed 7): it invented a `position` column for ROW_NUMBER, compared with a constant
+"""A fourth example per family, the shape of its easiest question (families.py, level 0), on tables no task uses;
+sql_filter has none (its level 0 is the first example's shape). sql_aggregate's repeats the COUNT shape, nearer
+the question: with none its level-0 answers copied the first example's `SELECT name` (0 of 8), with a GROUP BY
+MAX example they wrote MAX(age) (0 of 8), with this one 2 of 8 passed. With the three shared examples alone the
+135M model passed 0 of 32 level-0 samples of these four families (probe_kind.py sql 0 4 2, seed 7): it invented a `position` column for ROW_NUMBER, compared with a constant
 instead of the average, and wrote a join as a filter."""
 
 

@@ -68,8 +68,7 @@ def test_the_examples_table_is_no_tasks_table_so_copying_an_example_cannot_pass(
 def test_each_familys_own_example_answers_its_question_on_the_example_tables():
     con = pets_db()
     got = {family: con.execute(query).fetchall() for family, (_, query) in FAMILY_EXAMPLES.items()}
-    assert sorted(got.pop("sql_aggregate")) == [("cat", 4), ("dog", 9)]
-    assert got == {
+    assert got == {"sql_aggregate": [(2,)],
                    "sql_join": [("2024-01-05", "Rex"), ("2024-02-11", "Bo"), ("2024-03-02", "Rex")],
                    "sql_subquery": [("Bo",)],  # the average age is 4: Tom (4) is not above it
                    "sql_window": [("Bo", 1), ("Tom", 2), ("Rex", 3), ("Kit", 4)]}
