@@ -159,7 +159,7 @@ class Aggregate(SqlFamily):
     tags = ("sql", "aggregate")
 
     def first_step(self, level: int, d: Domain, k: dict[str, Any]) -> tuple[str, str, bool]:
-        col, t = _measure(d, k)
+        col, _ = _measure(d, k)
         agg = k["agg"]
         if level == 1:
             return ((f"For each `{d.grp}` in table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}` of its "
@@ -168,11 +168,9 @@ class Aggregate(SqlFamily):
                      f"`{col}` in it.",
                      f"Per `{d.grp}` of table `{d.m}`, return the `{d.grp}` and the {_AGG[agg]} `{col}`.")[k["say"]],
                     f"SELECT {d.grp}, {agg}({col}) FROM {d.m} GROUP BY {d.grp}", False)
-        if k["form"]:
-            return (f"Return the {_AGG[agg]} `{col}` of all rows of table `{d.m}` (one value).",
-                    f"SELECT {agg}({col}) FROM {d.m}", False)
-        where = ((f" whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'") if k["show"]
-                 else (f" whose `{col}` is {_CMP[k['op']]} {t}", f" WHERE {col} {k['op']} {t}"))
+        # Level 0: one count with one equality, the shape of the prompt's COUNT example. Asked for the highest or
+        # total of a column instead, the 135M model passed 0 of 8 samples (probe_kind.py sql 0 4 2, seed 7).
+        where = (f" whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'")
         return ((f"Return the number of rows of table `{d.m}`{where[0]} (one value).",
                  f"Count the rows of table `{d.m}`{where[0]} (one value).",
                  f"How many rows of table `{d.m}` are there{where[0]}? Return that number.")[k["say"]],
@@ -275,7 +273,7 @@ class Subquery(SqlFamily):
         side, op = ("above", ">") if k["form"] else ("below", "<")
         scope, scope_sql = ((f"the rows whose `{d.grp}` is '{k['group']}'", f" WHERE {d.grp} = '{k['group']}'")
                             if level else (f"all rows of `{d.m}`", ""))
-        shown = ("name", "name", d.grp)[k["show"]]
+        shown = ("name", "name", d.grp)[k["show"]] if level else "name"  # level 0: `name`, as in the example
         return (_rows(k["say"], f"`{shown}`", d.m, f" whose `{col}` is {side} the average `{col}` of {scope}"),
                 f"SELECT {shown} FROM {d.m} WHERE {col} {op} (SELECT AVG({col}) FROM {d.m}{scope_sql})", False)
 
@@ -313,8 +311,7 @@ class Window(SqlFamily):
         col, _ = _measure(d, k)
         way = k["dir"]
         if level == 0:
-            shown, select = (("`name`", "name"), (f"`name`, the `{col}`", f"name, {col}"),
-                             (f"`id`, the `name`", "id, name"))[k["show"]]
+            shown, select = "`name`", "name"  # as in the prompt's example: asked for more, the model kept `name`
             place = ("position", "row number", "place")[k["say"]]
             return ((f"Return the {shown} and the {place} (1 for the first) of every row of table `{d.m}` when the "
                      f"rows are sorted by `{col}` {_DIR[way]}, ties broken by `name`: use ROW_NUMBER()."),

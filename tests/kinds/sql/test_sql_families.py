@@ -61,6 +61,22 @@ def test_first_steps_name_their_table_and_columns_and_show_only_the_tables_they_
             assert not re.search(r"[<>]=", draft.reference_solution)  # "at least" / "at most" come later
 
 
+def test_level_0_filters_subqueries_and_windows_ask_for_the_name_only_as_their_worked_examples_do():
+    for family in ("sql_filter", "sql_subquery", "sql_window"):
+        for seed in range(12):
+            draft = draft_task(family, 0.0, seed, 0, 3, 5)
+            assert re.match(r"SELECT name(, ROW_NUMBER\(\)| FROM)", draft.reference_solution), draft.reference_solution
+            assert re.findall(r"`(\w+)`", draft.description)[0] == "name"
+
+
+def test_level_0_aggregates_count_the_rows_of_one_group_as_the_prompts_count_example_does():
+    for seed in range(12):
+        draft = draft_task("sql_aggregate", 0.0, seed, 0, 3, 5)
+        group = draft.params["group"]
+        assert re.fullmatch(rf"SELECT COUNT\(\*\) FROM \w+ WHERE \w+ = '{group}'", draft.reference_solution)
+        assert f"'{group}'" in draft.description
+
+
 def test_the_questions_in_words_see_the_whole_database():
     for family in FAMILIES:
         for difficulty in (0.5, 0.75, 1.0):
