@@ -66,8 +66,14 @@ def _example(names: list[str]) -> str:
 
 def extract_plan(completion: str, *, prefilled: bool = True) -> str:
     """The first fenced block (closed or cut off) that starts like JSON, else the text from the first '[' or '{'
-    to the last closing bracket; '' when there is none."""
-    text = (PREFILL if prefilled else "") + completion.replace("\r\n", "\n")
+    to the last closing bracket; '' when there is none. A `prefilled` completion that opens its answer itself
+    (a chat server cannot prefill: its own fence is dropped and it starts with the list or a call) continues only
+    the fence, not the prefilled opening of the list."""
+    completion = completion.replace("\r\n", "\n")
+    prefix = ""
+    if prefilled:
+        prefix = PREFILL if completion.lstrip()[:1] not in ("[", "{") else PREFILL.partition("\n")[0] + "\n"
+    text = prefix + completion
     segments = text.split(FENCE)
     for segment in segments[1::2]:
         first, _, rest = segment.partition("\n")

@@ -105,6 +105,15 @@ def test_extraction_takes_the_fenced_plan_or_a_bare_one():
     assert extract(task, "no plan here", prefilled=False) == ""
 
 
+def test_a_server_answer_that_opens_the_list_itself_is_not_glued_to_the_prefill():
+    task = Task("t", "d", "kv_get", "tool_calls", 0.5, kind="tool_call")
+    extract = kind_of(task).extract
+    server = '[\n  {"name": "kv_list"}\n]\n```'  # a chat server's answer, its own opening fence dropped
+    assert extract(task, server) == '[\n  {"name": "kv_list"}\n]'
+    assert extract(task, '  {"name": "kv_list"}\n```') == '{"name": "kv_list"}'
+    assert extract(task, 'kv_list"}\n]\n```') == '[\n  {"name": "kv_list"}\n]'  # a continued prefill still is
+
+
 def test_the_evaluator_grades_tool_call_samples(pool, shop_task, tmp_path):
     samples = tmp_path / "samples.jsonl"
     right = _plan(*_calls(shop_task))
