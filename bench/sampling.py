@@ -89,6 +89,7 @@ def main() -> None:
           f"{size} (batch_size {s.batch_size}), max_new_tokens {s.max_new_tokens}, T={s.temperature}, top_p={s.top_p}, "
           f"dtype {policy.dtype}, {args.threads} threads", flush=True)
     totals = {name: [0.0, 0] for name in ENGINES}
+    per_batch: dict[str, list[list[int]]] = {name: [] for name in ENGINES}  # new tokens per row, batch by batch
     for r in range(args.rounds):
         for name in ENGINES:
             started = time.perf_counter()
@@ -96,10 +97,12 @@ def main() -> None:
             for b, batch in enumerate(batches):
                 seed = r * 1000 + b
                 if name == "generate":
-                    counts += generic_generate(policy, batch, s.max_new_tokens, s.temperature, s.top_p, seed)
+                    made = generic_generate(policy, batch, s.max_new_tokens, s.temperature, s.top_p, seed)
                 else:
-                    counts += [n for _, n in decoders[name].generate(
+                    made = [n for _, n in decoders[name].generate(
                         batch, max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p, seed=seed)]
+                counts += made
+                per_batch[name].append(made)
             elapsed = time.perf_counter() - started
             totals[name][0] += elapsed
             totals[name][1] += sum(counts)
@@ -112,6 +115,63 @@ def main() -> None:
           f"{tok_s['static'] / tok_s['generate']:.2f}x tok/s | static vs previous SPADE decoder (hf): "
           f"{seq['static'] / seq['hf']:.2f}x seq/s, {tok_s['static'] / tok_s['hf']:.2f}x tok/s")
     print(f"weight refresh after an update: {refresh_seconds(policy, decoders['static']):.3f} s")
+    roofline(policy, batches, per_batch, {k: v[0] for k, v in totals.items()})
+
+
+def matmul_flops_per_token(model: Any) -> float:
+    """2 x the weights every token multiplies: the decoder's linear layers and the LM head (attention over the
+    cache is left out: at these lengths it is a few percent)."""
+    import torch
+
+    return 2.0 * sum(m.weight.numel() for m in model.modules() if isinstance(m, torch.nn.Linear))
+
+
+def machine_limits(model: Any, rows: int = 512, repeats: int = 5) -> tuple[float, float]:
+    """(FLOP/s, bytes/s) of this process's threads in the model's dtype: the model's largest matrix products at a
+    large batch (compute bound), and its LM head at one row (bound by reading the weights from memory)."""
+    import torch
+
+    cfg = model.config
+    dtype = next(model.parameters()).dtype
+    peak = 0.0
+    for n, k in ((2 * cfg.intermediate_size, cfg.hidden_size), (cfg.vocab_size, cfg.hidden_size)):
+        w, x = torch.randn(n, k, dtype=dtype), torch.randn(rows, k, dtype=dtype)
+        torch.nn.functional.linear(x, w)
+        started = time.perf_counter()
+        for _ in range(repeats):
+            torch.nn.functional.linear(x, w)
+        peak = max(peak, 2.0 * rows * n * k * repeats / (time.perf_counter() - started))
+    w, x = torch.randn(cfg.vocab_size, cfg.hidden_size, dtype=dtype), torch.randn(1, cfg.hidden_size, dtype=dtype)
+    torch.nn.functional.linear(x, w)
+    started = time.perf_counter()
+    for _ in range(4 * repeats):
+        torch.nn.functional.linear(x, w)
+    bandwidth = w.numel() * w.element_size() * 4 * repeats / (time.perf_counter() - started)
+    return peak, bandwidth
+
+
+def roofline(policy: EmbeddedPolicy, batches: list[list[str]], counts: dict[str, list[list[int]]],
+             seconds: dict[str, float]) -> None:
+    """How close each engine came to what the machine allows for the work it did: per batch, each distinct
+    prompt's tokens once at the peak matrix-product rate, then one step per token of the longest row, each step
+    no faster than the larger of its rows' products at peak and one read of the weights at the measured memory
+    bandwidth. An engine cannot go faster than this bound, so it also bounds any ratio between engines."""
+    flops = matmul_flops_per_token(policy.model)
+    weight_bytes = sum(p.numel() * p.element_size() for p in policy.model.parameters())
+    peak, bandwidth = machine_limits(policy.model)
+    step_floor = weight_bytes / bandwidth
+    prompt_tokens = [sum(len(policy.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in set(b))
+                     for b in batches]
+    print(f"roofline: {flops / 1e9:.3f} GFLOP and {weight_bytes / 1e6:.0f} MB of weights per step, peak "
+          f"{peak / 1e9:.0f} GFLOP/s, {bandwidth / 1e9:.1f} GB/s (one step >= {1e3 * step_floor:.1f} ms)")
+    for name, per_batch in counts.items():
+        bound = 0.0
+        for b, rows in enumerate(per_batch):
+            tokens = prompt_tokens[b % len(batches)]
+            bound += tokens * flops / peak
+            bound += sum(max(sum(c > t for c in rows) * flops / peak, step_floor) for t in range(max(rows, default=0)))
+        print(f"roofline: {name}: {bound:.1f} s at the machine's limits vs {seconds[name]:.1f} s measured: "
+              f"{bound / seconds[name]:.0%} of what the machine allows")
 
 
 if __name__ == "__main__":
