@@ -19,6 +19,7 @@ Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minute
 In parallel, one process per arm, then one table:
   .venv/bin/python bench/efficacy.py --arms coevolve --threads 1 --out runs/eff-c &   (and fixed, none)
   .venv/bin/python bench/efficacy.py --merge runs/eff-c runs/eff-f runs/eff-n --out runs/efficacy
+--set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true.
 """
 
 from __future__ import annotations
@@ -35,14 +36,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from spade.cli import parse_sets  # noqa: E402
 from spade.config import SpadeConfig, load_config  # noqa: E402
+from spade.errors import ConfigError  # noqa: E402
 
 ARMS = ("coevolve", "fixed", "star", "none")
 
 
 def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
-    overrides: dict[str, Any] = {"eval.every": 0, "run.iterations": 1_000_000, "sampling.threads": args.threads,
-                                 "run.seed": args.seed}
+    overrides: dict[str, Any] = {**args.sets, "eval.every": 0, "run.iterations": 1_000_000,
+                                 "sampling.threads": args.threads, "run.seed": args.seed}
     if arm == "fixed":
         d = args.fixed_difficulty
         if d is None:
@@ -119,11 +122,17 @@ def main() -> None:
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", default=[], dest="set_items", metavar="SECTION.KEY=VALUE",
+                   help="a config key for every arm, as in `spade run --set` (e.g. training.rationalize=true)")
     p.add_argument("--out", type=Path, default=Path("runs/efficacy"))
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
     args = p.parse_args()
+    try:
+        args.sets = parse_sets(args.set_items)
+    except ConfigError as exc:
+        sys.exit(str(exc))
     if args.merge:
         return merge(args.merge, args.out)
     arms = [a for a in args.arms.split(",") if a]

@@ -144,10 +144,10 @@ def _ks(text: str) -> list[int]:
 def _config(path: str | None, overrides: dict | None = None, sets: list[str] | None = None):
     from spade.config import load_config
 
-    return load_config(path, {**_sets(sets or []), **(overrides or {})})
+    return load_config(path, {**parse_sets(sets or []), **(overrides or {})})
 
 
-def _sets(items: list[str]) -> dict[str, Any]:
+def parse_sets(items: list[str]) -> dict[str, Any]:
     """--set section.key=value pairs; each value is read as YAML (3, 0.5, true, [a, b], text)."""
     import yaml
 
