@@ -6,15 +6,18 @@ instead of 7, and whose LoRA adapters stay unmerged: W x + scale * B (A x) is co
 adapter in its own dtype, float32 by peft's default), because merging a small update into bfloat16 weights
 would round most of it away and the sampler would no longer sample the weights that train.
 `fingerprint` changes whenever any parameter is written in place (optimizer step, `load_state_dict`, adapter
-load), replaced, or the model object is swapped; the decoder rebuilds its copy then.
+load), replaced, or the model object is swapped; the decoder rebuilds its copy then. In bfloat16 the base weights
+are also packed for oneDNN (`spade.policy.packing`); a rebuild re-packs only the weights that changed since the
+previous snapshot (under LoRA the base weights never do).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spade.errors import ModelError
+from spade.policy.packing import pack
 
 _GROUPS = (("self_attn", ("q_proj", "k_proj", "v_proj")), ("self_attn", ("o_proj",)),
            ("mlp", ("gate_proj", "up_proj")), ("mlp", ("down_proj",)))
@@ -22,11 +25,15 @@ _GROUPS = (("self_attn", ("q_proj", "k_proj", "v_proj")), ("self_attn", ("o_proj
 
 @dataclass(frozen=True)
 class Projection:
-    """One fused projection: y = x W^T, plus scale-folded LoRA (A: [r_total, in], B: [out, r_total]) if any."""
+    """One fused projection: y = x W^T, plus scale-folded LoRA (A: [r_total, in], B: [out, r_total]) if any.
+    `packed`: W packed for oneDNN (or None); `source`: the storage and write count of the parameters W was built
+    from, so a later snapshot can keep the packing while they are unchanged."""
 
     weight: Any
     lora_a: Any = None
     lora_b: Any = None
+    packed: Any = None
+    source: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,7 @@ class Layer:
 @dataclass(frozen=True)
 class LiveWeights:
     embed: Any
-    head: Any
+    head: Projection
     norm: Any
     layers: tuple[Layer, ...]
     heads: int
@@ -65,8 +72,9 @@ def fingerprint(model: Any) -> tuple:
     return id(model), tuple(adapters) if isinstance(adapters, (list, tuple)) else (), params
 
 
-def snapshot(model: Any) -> LiveWeights:
-    """Copy the model's current weights into the decoder's layout (see module doc)."""
+def snapshot(model: Any, previous: LiveWeights | None = None) -> LiveWeights:
+    """Copy the model's current weights into the decoder's layout (see module doc); packings of `previous` whose
+    source parameters are unchanged are reused."""
     import torch
 
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
@@ -80,22 +88,44 @@ def snapshot(model: Any) -> LiveWeights:
         raise ModelError("the static decoder supports plain Llama layers (default RoPE, no biases, SiLU); "
                          "set sampling.engine: hf")
     inner = base.model
+    packs = _packings(previous)
     with torch.no_grad():
         layers = tuple(
             Layer(in_norm=layer.input_layernorm.weight.detach(),
-                  qkv=_fuse([getattr(layer.self_attn, n) for n in _GROUPS[0][1]]),
-                  o=_fuse([layer.self_attn.o_proj]),
+                  qkv=_fuse([getattr(layer.self_attn, n) for n in _GROUPS[0][1]], packs),
+                  o=_fuse([layer.self_attn.o_proj], packs),
                   post_norm=layer.post_attention_layernorm.weight.detach(),
-                  gate_up=_fuse([getattr(layer.mlp, n) for n in _GROUPS[2][1]]),
-                  down=_fuse([layer.mlp.down_proj]))
+                  gate_up=_fuse([getattr(layer.mlp, n) for n in _GROUPS[2][1]], packs),
+                  down=_fuse([layer.mlp.down_proj], packs))
             for layer in inner.layers)
         embed = _plain(inner.embed_tokens, "embed_tokens")
-        head = _plain(base.lm_head, "lm_head")
+        head_weight = _plain(base.lm_head, "lm_head")
+        head = _packed(Projection(head_weight, source=_source([head_weight])), packs)
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     return LiveWeights(embed=embed, head=head, norm=inner.norm.weight.detach(), layers=layers,
                        heads=config.num_attention_heads, kv_heads=config.num_key_value_heads, head_dim=head_dim,
                        intermediate=config.intermediate_size, eps=float(config.rms_norm_eps),
                        rope_theta=float(rope["rope_theta"]), dtype=embed.dtype)
+
+
+def _source(weights: list[Any]) -> tuple:
+    return tuple((w.data_ptr(), w._version, tuple(w.shape), w.dtype) for w in weights)
+
+
+def _packings(previous: LiveWeights | None) -> dict[tuple, Any]:
+    """source -> packed weight, from a previous snapshot."""
+    if previous is None:
+        return {}
+    projections = [previous.head] + [p for layer in previous.layers for p in (layer.qkv, layer.o, layer.gate_up,
+                                                                             layer.down)]
+    return {p.source: p.packed for p in projections if p.packed is not None}
+
+
+def _packed(projection: Projection, packs: dict[tuple, Any]) -> Projection:
+    packed = packs.get(projection.source) if projection.source else None
+    if packed is None:
+        packed = pack(projection.weight)
+    return replace(projection, packed=packed)
 
 
 def _plain(module: Any, name: str) -> Any:
@@ -115,11 +145,12 @@ def _active(module: Any) -> list[str]:
     return [a for a in module.active_adapters if a in module.lora_A and a not in merged]
 
 
-def _fuse(modules: list[Any]) -> Projection:
+def _fuse(modules: list[Any], packs: dict[tuple, Any]) -> Projection:
     import torch
 
     bases = [m.get_base_layer() if hasattr(m, "lora_A") else m for m in modules]
     weight = bases[0].weight.detach() if len(bases) == 1 else torch.cat([b.weight.detach() for b in bases])
+    source = _source([b.weight for b in bases])
     pieces = []  # (row offset of the output slice, A, scale * B)
     row = 0
     for module, b in zip(modules, bases):
@@ -131,7 +162,7 @@ def _fuse(modules: list[Any]) -> Projection:
             pieces.append((row, a, module.lora_B[adapter].weight.detach() * module.scaling[adapter]))
         row += b.weight.shape[0]
     if not pieces:
-        return Projection(weight)
+        return _packed(Projection(weight, source=source), packs)
     rank = sum(a.shape[0] for _, a, _ in pieces)
     lora_a = torch.cat([a for _, a, _ in pieces])
     lora_b = torch.zeros(weight.shape[0], rank, dtype=pieces[0][2].dtype)
@@ -139,4 +170,4 @@ def _fuse(modules: list[Any]) -> Projection:
     for offset, a, bs in pieces:  # block-diagonal: each adapter writes only its own projection's rows
         lora_b[offset:offset + bs.shape[0], col:col + a.shape[0]] = bs
         col += a.shape[0]
-    return Projection(weight, lora_a, lora_b)
+    return _packed(Projection(weight, lora_a, lora_b, source=source), packs)

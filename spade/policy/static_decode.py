@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from spade.policy.live_weights import LiveWeights, Projection, fingerprint, snapshot
+from spade.policy.packing import linear
 from spade.policy.stops import DEFAULT_RULE, StopRule, StopTest, TriggerTokens, as_rule
 
 NUCLEUS_CANDIDATES = 64
@@ -46,7 +47,7 @@ class StaticDecoder:
         """The snapshot of the model's current weights, rebuilt if any parameter changed since the last one."""
         now = fingerprint(self.model)
         if self._weights is None or now != self._fingerprint:
-            self._weights = snapshot(self.model)
+            self._weights = snapshot(self.model, self._weights)
             self._fingerprint = now
             self.refreshes += 1
         return self._weights
@@ -86,7 +87,7 @@ class StaticDecoder:
             # Zeroed, not empty: decode attention reads every column (masked ones too) and 0 * NaN would leak.
             cache = torch.zeros(len(w.layers), 2, len(texts), w.kv_heads, width + max_new_tokens, w.head_dim,
                                 dtype=w.dtype)
-            logits = torch.empty(len(texts), w.head.shape[0])
+            logits = torch.empty(len(texts), w.head.weight.shape[0])
             for group in _length_groups(mask.sum(dim=1).tolist()):
                 members = torch.isin(source, torch.tensor(group)).nonzero().flatten()  # rows of these prompts
                 local = {g: k for k, g in enumerate(group)}
@@ -155,7 +156,7 @@ def _norm(x: Any, weight: Any, eps: float) -> Any:
 def _project(x: Any, p: Projection) -> Any:
     import torch
 
-    y = torch.nn.functional.linear(x, p.weight)
+    y = linear(x, p.weight, p.packed)
     if p.lora_a is None:
         return y
     # As peft: the adapter runs in its own dtype on the input cast to it, added before rounding to the output's.
@@ -209,7 +210,7 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
         x = x + _project(a.transpose(1, 2).reshape(n, width, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
     last = _norm(x[:, -1], w.norm, w.eps)
-    return torch.nn.functional.linear(last, w.head).float()
+    return linear(last, w.head.weight, w.head.packed).float()
 
 
 def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope: tuple[Any, Any], cache: Any,
@@ -241,7 +242,7 @@ def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope:
         a = torch.bmm(scores.softmax(dim=-1).to(w.dtype).view(b * w.kv_heads, group, length), values)
         x = x + _project(a.reshape(b, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
-    return torch.nn.functional.linear(_norm(x, w.norm, w.eps), w.head).float()
+    return linear(_norm(x, w.norm, w.eps), w.head.weight, w.head.packed).float()
 
 
 def _pick(logits: Any, temperature: float, top_p: float, gen: Any) -> Any:
