@@ -54,16 +54,32 @@ def generic_generate(policy: EmbeddedPolicy, texts: list[str], max_new: int, tem
     return counts
 
 
-def refresh_seconds(policy: EmbeddedPolicy, decoder: Any) -> float:
-    """Time to re-read the weights after an in-place update (a no-op write bumps every parameter's version)."""
+def refresh_seconds(policy: EmbeddedPolicy, decoder: Any) -> tuple[float, float]:
+    """Time to re-read the weights after an update: of every parameter (a full fine-tune: a no-op write bumps
+    every version, and bfloat16 weights are packed again), and of LoRA adapters only (the loop's default: the
+    frozen base keeps its packing). The second wraps the bench's model in LoRA, so it runs last."""
     import torch
+    from peft import LoraConfig, get_peft_model
 
     with torch.no_grad():
         for p in policy.model.parameters():
             p.mul_(1.0)
     started = time.perf_counter()
     decoder.weights()
-    return time.perf_counter() - started
+    full = time.perf_counter() - started
+    targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    model = get_peft_model(policy.model, LoraConfig(r=policy.training.lora_r, lora_alpha=policy.training.lora_alpha,
+                                                    target_modules=targets))
+    lora = make_decoder("static", model, policy.tokenizer)
+    lora._weights, lora._fingerprint = decoder.weights(), None  # as in the loop: the decoder read the base before
+    lora.weights()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_" in name:
+                p.mul_(1.0)
+    started = time.perf_counter()
+    lora.weights()
+    return full, time.perf_counter() - started
 
 
 def main() -> None:
@@ -114,8 +130,9 @@ def main() -> None:
     print(f"static vs generate: {seq['static'] / seq['generate']:.2f}x seq/s, "
           f"{tok_s['static'] / tok_s['generate']:.2f}x tok/s | static vs previous SPADE decoder (hf): "
           f"{seq['static'] / seq['hf']:.2f}x seq/s, {tok_s['static'] / tok_s['hf']:.2f}x tok/s")
-    print(f"weight refresh after an update: {refresh_seconds(policy, decoders['static']):.3f} s")
     roofline(policy, batches, per_batch, {k: v[0] for k, v in totals.items()})
+    full, lora = refresh_seconds(policy, decoders["static"])
+    print(f"weight refresh after an update: {full:.3f} s of every parameter, {lora:.3f} s of LoRA adapters only")
 
 
 def matmul_flops_per_token(model: Any) -> float:
@@ -127,26 +144,31 @@ def matmul_flops_per_token(model: Any) -> float:
 
 
 def machine_limits(model: Any, rows: int = 512, repeats: int = 5) -> tuple[float, float]:
-    """(FLOP/s, bytes/s) of this process's threads in the model's dtype: the model's largest matrix products at a
-    large batch (compute bound), and its LM head at one row (bound by reading the weights from memory)."""
+    """(FLOP/s, bytes/s) of this process's threads in the model's dtype, each the best of plain and packed
+    weights (spade.policy.packing): the model's largest matrix products at a large batch (compute bound), and
+    its LM head at one row (bound by reading the weights from memory)."""
     import torch
+
+    from spade.policy.packing import linear, pack
+
+    def rate(weight: Any, x: Any, times: int) -> float:
+        best = 0.0
+        for packed in {None, pack(weight)}:  # the packing, where there is one, and the plain weight
+            linear(x, weight, packed)
+            started = time.perf_counter()
+            for _ in range(times):
+                linear(x, weight, packed)
+            best = max(best, times / (time.perf_counter() - started))
+        return best  # products per second
 
     cfg = model.config
     dtype = next(model.parameters()).dtype
     peak = 0.0
     for n, k in ((2 * cfg.intermediate_size, cfg.hidden_size), (cfg.vocab_size, cfg.hidden_size)):
         w, x = torch.randn(n, k, dtype=dtype), torch.randn(rows, k, dtype=dtype)
-        torch.nn.functional.linear(x, w)
-        started = time.perf_counter()
-        for _ in range(repeats):
-            torch.nn.functional.linear(x, w)
-        peak = max(peak, 2.0 * rows * n * k * repeats / (time.perf_counter() - started))
+        peak = max(peak, 2.0 * rows * n * k * rate(w, x, repeats))
     w, x = torch.randn(cfg.vocab_size, cfg.hidden_size, dtype=dtype), torch.randn(1, cfg.hidden_size, dtype=dtype)
-    torch.nn.functional.linear(x, w)
-    started = time.perf_counter()
-    for _ in range(4 * repeats):
-        torch.nn.functional.linear(x, w)
-    bandwidth = w.numel() * w.element_size() * 4 * repeats / (time.perf_counter() - started)
+    bandwidth = w.numel() * w.element_size() * rate(w, x, 4 * repeats)
     return peak, bandwidth
 
 
