@@ -27,13 +27,16 @@ _GROUPS = (("self_attn", ("q_proj", "k_proj", "v_proj")), ("self_attn", ("o_proj
 class Projection:
     """One fused projection: y = x W^T, plus scale-folded LoRA (A: [r_total, in], B: [out, r_total]) if any.
     `packed`: W packed for oneDNN (or None); `source`: the storage and write count of the parameters W was built
-    from, so a later snapshot can keep the packing while they are unchanged."""
+    from when it was packed, so a later snapshot can keep the packing while they are unchanged; `pinned`: those
+    parameters (detached), which keep their storage alive while this snapshot lives, so a replaced parameter's
+    address cannot be reused by a new one that would then look unchanged."""
 
     weight: Any
     lora_a: Any = None
     lora_b: Any = None
     packed: Any = None
     source: tuple = ()
+    pinned: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def snapshot(model: Any, previous: LiveWeights | None = None) -> LiveWeights:
             for layer in inner.layers)
         embed = _plain(inner.embed_tokens, "embed_tokens")
         head_weight = _plain(base.lm_head, "lm_head")
-        head = _packed(Projection(head_weight, source=_source([head_weight])), packs)
+        head = _packed(Projection(head_weight, source=_source([head_weight]), pinned=(head_weight,)), packs)
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     return LiveWeights(embed=embed, head=head, norm=inner.norm.weight.detach(), layers=layers,
                        heads=config.num_attention_heads, kv_heads=config.num_key_value_heads, head_dim=head_dim,
@@ -151,6 +154,7 @@ def _fuse(modules: list[Any], packs: dict[tuple, Any]) -> Projection:
     bases = [m.get_base_layer() if hasattr(m, "lora_A") else m for m in modules]
     weight = bases[0].weight.detach() if len(bases) == 1 else torch.cat([b.weight.detach() for b in bases])
     source = _source([b.weight for b in bases])
+    pinned = tuple(b.weight.detach() for b in bases)
     pieces = []  # (row offset of the output slice, A, scale * B)
     row = 0
     for module, b in zip(modules, bases):
@@ -162,7 +166,7 @@ def _fuse(modules: list[Any], packs: dict[tuple, Any]) -> Projection:
             pieces.append((row, a, module.lora_B[adapter].weight.detach() * module.scaling[adapter]))
         row += b.weight.shape[0]
     if not pieces:
-        return _packed(Projection(weight, source=source), packs)
+        return _packed(Projection(weight, source=source, pinned=pinned), packs)
     rank = sum(a.shape[0] for _, a, _ in pieces)
     lora_a = torch.cat([a for _, a, _ in pieces])
     lora_b = torch.zeros(weight.shape[0], rank, dtype=pieces[0][2].dtype)
@@ -170,4 +174,4 @@ def _fuse(modules: list[Any], packs: dict[tuple, Any]) -> Projection:
     for offset, a, bs in pieces:  # block-diagonal: each adapter writes only its own projection's rows
         lora_b[offset:offset + bs.shape[0], col:col + a.shape[0]] = bs
         col += a.shape[0]
-    return _packed(Projection(weight, lora_a, lora_b, source=source), packs)
+    return _packed(Projection(weight, lora_a, lora_b, source=source, pinned=pinned), packs)

@@ -67,6 +67,18 @@ def test_a_base_weight_written_in_place_is_packed_again(policy, monkeypatch):
     assert torch.equal(after, fresh.last_logits(SHORT))
 
 
+def test_a_replaced_base_weight_is_packed_again(policy, monkeypatch):
+    model = _bf16_model(policy)
+    decoder = StaticDecoder(model, policy.tokenizer, closed_after_code)
+    before = decoder.last_logits(SHORT)
+    proj = model.model.layers[2].self_attn.q_proj
+    proj.weight = torch.nn.Parameter(proj.weight.detach() * 0.5)  # as loading a full checkpoint may (new storage)
+    after = decoder.last_logits(SHORT)
+    assert (after - before).abs().max() > 0.1
+    monkeypatch.setattr(live_weights, "pack", lambda weight: None)
+    assert torch.equal(after, StaticDecoder(model, policy.tokenizer, closed_after_code).last_logits(SHORT))
+
+
 def test_a_lora_update_reuses_the_base_packings_and_the_logits_follow_it(policy, monkeypatch):
     from peft import LoraConfig, get_peft_model
 
