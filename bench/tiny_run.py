@@ -20,6 +20,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import yaml
@@ -45,7 +46,7 @@ def one_run(root: Path, run_dir: Path, sampling: dict[str, object], seed: int) -
     env = {**os.environ, "PYTHONPATH": str(root)}
     subprocess.run(cmd, check=True, cwd=root, stdout=subprocess.DEVNULL, env=env)
     db = run_dir / "spade.sqlite"
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         rows = con.execute("SELECT iteration, name, value FROM metrics").fetchall()
         rollouts = con.execute("SELECT COUNT(*) FROM candidates").fetchone()[0]
     sample_s = sum(v for _, name, v in rows if name == "seconds/sample")
@@ -68,7 +69,9 @@ def main() -> None:
         if then.exists():
             shutil.rmtree(then)
         then.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True, capture_output=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], capture_output=True)
+        if archive.returncode != 0:
+            sys.exit(f"--before {args.before}: git archive failed: {archive.stderr.decode(errors='replace').strip()}")
         subprocess.run(["tar", "-x", "-C", str(then)], input=archive.stdout, check=True)
         arms = {"now": (ROOT, threads), args.before: (then, threads)}
     else:
