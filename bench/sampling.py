@@ -68,17 +68,15 @@ def refresh_seconds(policy: EmbeddedPolicy, decoder: Any) -> tuple[float, float]
     decoder.weights()
     full = time.perf_counter() - started
     targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-    model = get_peft_model(policy.model, LoraConfig(r=policy.training.lora_r, lora_alpha=policy.training.lora_alpha,
-                                                    target_modules=targets))
-    lora = make_decoder("static", model, policy.tokenizer)
-    lora._weights, lora._fingerprint = decoder.weights(), None  # as in the loop: the decoder read the base before
-    lora.weights()
+    get_peft_model(policy.model, LoraConfig(r=policy.training.lora_r, lora_alpha=policy.training.lora_alpha,
+                                            target_modules=targets))  # adapters injected into the model's layers
+    decoder.weights()  # as in the loop: the first read after wrapping keeps the base's packings
     with torch.no_grad():
-        for name, p in model.named_parameters():
+        for name, p in policy.model.named_parameters():
             if "lora_" in name:
                 p.mul_(1.0)
     started = time.perf_counter()
-    lora.weights()
+    decoder.weights()
     return full, time.perf_counter() - started
 
 

@@ -210,7 +210,7 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
         x = x + _project(a.transpose(1, 2).reshape(n, width, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
     last = _norm(x[:, -1], w.norm, w.eps)
-    return linear(last, w.head.weight, w.head.packed).float()
+    return _project(last, w.head).float()
 
 
 def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope: tuple[Any, Any], cache: Any,
@@ -242,7 +242,7 @@ def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope:
         a = torch.bmm(scores.softmax(dim=-1).to(w.dtype).view(b * w.kv_heads, group, length), values)
         x = x + _project(a.reshape(b, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
-    return linear(_norm(x, w.norm, w.eps), w.head.weight, w.head.packed).float()
+    return _project(_norm(x, w.norm, w.eps), w.head).float()
 
 
 def _pick(logits: Any, temperature: float, top_p: float, gen: Any) -> Any:
