@@ -97,7 +97,11 @@ class EvolutionConfig(_Section):
     """Adjust difficulty every this many rollouts... counted in policy updates' worth of steps (see §5.4)."""
     replay_ratio: float = Field(0.3, ge=0, le=1)
     step: float = Field(0.05, gt=0, le=0.5)
-    """How far one decision moves a family's difficulty."""
+    """How far one decision moves a family's difficulty (one step; see max_steps)."""
+    max_steps: int = Field(1, ge=1, le=20)
+    """Steps one decision may move: one per 0.1 of success rate the window mean lies outside the band, at least
+    one, at most this (1: always one step). With 4, a family passing 0% under a 0.3 floor moves 3 steps at once, so
+    the controller reaches a level it can learn at within a short run instead of one step per window."""
     window: int = Field(64, ge=1, le=100000)
     """Rollouts in the sliding window the controller averages."""
     success_low: float = Field(0.3, ge=0, le=1)

@@ -1,7 +1,7 @@
 """The co-evolution controller: keeps each family's success rate inside the learning band (write-up §3.6, §6.2).
 
 In: per-rollout success (0/1) tagged with family. Out: `Decision`s that move a family's target difficulty by
-one step, only after the window mean stays outside the band for `patience` consecutive checks (dead zone +
+one step (or up to `max_steps`, one per 0.1 of success the window lies outside the band), only after the window mean stays outside the band for `patience` consecutive checks (dead zone +
 hysteresis), bounded by [difficulty_low, difficulty_high]. Checks happen every `coevolve_every` steps and only
 at iteration ends, i.e. never more often than the policy is updated (§5.4). State round-trips through JSON.
 
@@ -13,6 +13,7 @@ or steps past levels measured on the wrong side of it, instead of trusting the c
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,16 +126,31 @@ class Controller:
         for lvl in ahead:
             if cfg.success_low <= measured[lvl] <= cfg.success_high:
                 return lvl, f"; measured success {measured[lvl]:.2f} at {lvl}"
-        new, skipped = old, []
+        new, skipped, steps = old, [], self.steps_for(name)
         while True:
             new = min(cfg.difficulty_high, max(cfg.difficulty_low, round(new + direction * cfg.step, 6)))
+            steps -= 1
+            if new in (cfg.difficulty_low, cfg.difficulty_high):
+                break
             rate = measured.get(_level(new))
             still_wrong = rate is not None and (rate > cfg.success_high if direction > 0 else rate < cfg.success_low)
-            if not still_wrong or new in (cfg.difficulty_low, cfg.difficulty_high):
+            if steps <= 0 and not still_wrong:
                 break
-            skipped.append(new)
+            if still_wrong:
+                skipped.append(new)
         why = f"; skipped {', '.join(map(str, skipped))} (measured outside the band)" if skipped else ""
+        if abs(new - old) > cfg.step + 1e-9 and not skipped:
+            why += f"; {round(abs(new - old) / cfg.step)} steps (success far outside the band)"
         return new, why
+
+    def steps_for(self, name: str) -> int:
+        """Steps the next move of `name` may take: one per 0.1 of success its window mean lies outside the band
+        (rounded up), at least 1, at most `max_steps`."""
+        mean, cfg = self.window_mean(name), self.cfg
+        if mean is None or cfg.max_steps == 1:
+            return 1
+        distance = max(cfg.success_low - mean, mean - cfg.success_high, 0.0)
+        return max(1, min(cfg.max_steps, math.ceil(round(distance / 0.1, 6))))
 
     def family_weights(self) -> dict[str, float]:
         """Sampling weight per family: families inside the band (or not yet measured) are favoured 2:1."""

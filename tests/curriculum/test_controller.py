@@ -106,3 +106,33 @@ def test_unmeasured_levels_fall_back_to_one_step_and_levels_survive_a_state_roun
     back = Controller.from_state(CFG, ctl.to_state())
     assert back.to_state() == ctl.to_state()
     assert sorted(back.families["a"].levels) == [0.2, 0.5]
+
+
+def _far(max_steps):
+    return EvolutionConfig(coevolve_every=1, window=8, patience=1, step=0.05, initial_difficulty=0.5,
+                           difficulty_low=0.0, max_steps=max_steps)
+
+
+def test_a_window_far_below_the_band_moves_one_step_per_tenth_of_distance():
+    ctl = Controller(_far(4), ["a"])
+    (d,) = _feed(ctl, "a", 0.0, 1)  # 0.0 under a 0.3 floor: 3 steps
+    assert d.new_difficulty == 0.35 and "3 steps" in d.reason
+    (d,) = _feed(ctl, "a", 0.25, 1)  # 0.05 under: one step
+    assert d.new_difficulty == 0.3
+
+
+def test_a_window_far_above_the_band_moves_up_by_its_distance_too():
+    ctl = Controller(_far(4), ["a"])
+    (d,) = _feed(ctl, "a", 1.0, 1)  # 1.0 over a 0.8 ceiling: 2 steps
+    assert d.new_difficulty == 0.6
+
+
+def test_max_steps_caps_the_move_and_one_keeps_single_steps():
+    assert _feed(Controller(_far(2), ["a"]), "a", 0.0, 1)[0].new_difficulty == 0.4
+    assert _feed(Controller(_far(1), ["a"]), "a", 0.0, 1)[0].new_difficulty == 0.45
+
+
+def test_a_multi_step_move_stops_at_the_bound():
+    cfg = _far(4).model_copy(update={"initial_difficulty": 0.1})
+    (d,) = _feed(Controller(cfg, ["a"]), "a", 0.0, 1)
+    assert d.new_difficulty == 0.0
