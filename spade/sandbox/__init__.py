@@ -51,7 +51,7 @@ Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
 - host-side exhaustion: test_boundary.py::test_a_forged_hash_colliding_frame_is_unencodable_and_costs_the_host_no_time,
   ::test_ten_forged_4_mb_frames_keep_the_host_peak_memory_bounded,
   ::test_a_candidate_returning_an_int_beyond_the_float_range_gets_a_wrong_answer_not_a_crash,
-  ::test_a_worker_killed_mid_job_gives_internal_error_and_the_next_candidate_runs_on_its_replacement
+  ::test_a_job_whose_worker_is_killed_on_both_tries_gives_internal_error_and_the_next_runs_on_a_replacement
 
 Not covered: kernel exploits and side channels (a shared kernel is the boundary; use gVisor or VMs for that);
 CPU-cache or timing leaks between workers; isolation 'none' (and 'standard' on a host lacking layers), which

@@ -1,8 +1,9 @@
 """SandboxPool: warm workers behind one submit/run/score interface, shared by validate, sample and evaluate.
 
 in: an ExecutorConfig; Jobs, or (Task, code) pairs. out: RawRun (ungraded) or ExecResult (graded).
-Whatever happens to a candidate is its verdict: a worker that dies, stalls or sends a malformed reply during a
-job gives that job internal_error and is replaced. Only a worker that cannot be started raises SandboxError.
+Whatever happens to a candidate is its verdict: a worker that dies or stalls during a job is replaced and the
+job run once more on the fresh worker (a stall under heavy load is the machine's doing); a second death, or a
+malformed reply, gives that job internal_error. Only a worker that cannot be started raises SandboxError.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ log = logging.getLogger("spade.sandbox")
 UID_BASE = 62000
 UID_BLOCK = 64
 MAX_JOB_VALUE_CHARS = 8_000_000
+JOB_ATTEMPTS = 2
+"""Workers a job may be tried on when the one running it dies or stalls (the first, then one fresh successor)."""
 """Encoded return values decoded per job (all tests together); values past it are unencodable, undecoded."""
 _uid_blocks = itertools.count()
 
@@ -121,8 +124,10 @@ class SandboxPool:
 
     def run(self, job: Job) -> RawRun:
         """Run one job on a free worker. A worker found dead before the job is replaced and the job given to its
-        successor; a worker that dies, stalls or answers nonsense during the job makes that job's verdict
-        internal_error and is replaced. Only a replacement that cannot start raises (SandboxError)."""
+        successor; a worker that dies or stalls during the job is replaced and the job run again on its successor
+        (a stall under heavy load is not the candidate's verdict), and if that one dies too the verdict is
+        internal_error; a reply that is nonsense makes it internal_error at once. Only a replacement that cannot
+        start raises (SandboxError)."""
         if self.cfg.isolation == "none":
             warnings.warn("executor.isolation = 'none': candidate code runs without isolation (debugging only)",
                           UnsafeSandboxWarning, stacklevel=2)
@@ -130,11 +135,15 @@ class SandboxPool:
         try:
             if _gone(worker):  # died between jobs: not this candidate's doing, so it does not cost it a verdict
                 worker = self._replace(slot, worker, "it died while idle")
-            try:
-                reply = worker.run(job)
-            except (WorkerDied, ValueError, TypeError, RecursionError) as exc:  # dead, silent, or not JSON
-                worker = self._replace(slot, worker, str(exc)[:300])
-                return internal_error(len(job.inputs), f"the sandbox worker died or stalled: {exc}")
+            for attempt in range(1, JOB_ATTEMPTS + 1):
+                try:
+                    reply = worker.run(job)
+                    break
+                except (WorkerDied, ValueError, TypeError, RecursionError) as exc:  # dead, silent, or not JSON
+                    worker = self._replace(slot, worker, str(exc)[:300])
+                    if attempt == JOB_ATTEMPTS:
+                        return internal_error(len(job.inputs), f"the sandbox worker died or stalled {attempt} "
+                                                                f"times on this job: {exc}")
             raw, malformed = _raw_run(reply, len(job.inputs))
             raw = replace(raw, memory_limit_kb=job.memory_bytes // 1024)
             if malformed:
@@ -164,11 +173,15 @@ class SandboxPool:
         try:
             if _gone(worker):
                 worker = self._replace(slot, worker, "it died while idle")
-            try:
-                reply = worker.call(request, job.time_limit_s)
-            except (WorkerDied, ValueError, TypeError, RecursionError) as exc:
-                worker = self._replace(slot, worker, str(exc)[:300])
-                return program_internal_error(f"the sandbox worker died or stalled: {exc}")
+            for attempt in range(1, JOB_ATTEMPTS + 1):
+                try:
+                    reply = worker.call(request, job.time_limit_s)
+                    break
+                except (WorkerDied, ValueError, TypeError, RecursionError) as exc:
+                    worker = self._replace(slot, worker, str(exc)[:300])
+                    if attempt == JOB_ATTEMPTS:
+                        return program_internal_error(f"the sandbox worker died or stalled {attempt} times on "
+                                                      f"this job: {exc}")
             try:
                 result = parse_program_reply(reply)
             except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:

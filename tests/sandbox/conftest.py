@@ -6,6 +6,11 @@ with small time limits so the suite stays well under a minute on 2 cores.
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+
 import pytest
 
 from spade.config import ExecutorConfig
@@ -28,3 +33,27 @@ def secret_task() -> Task:
 def pool():
     with SandboxPool(CFG) as p:
         yield p
+
+
+def kill_each_new_worker(pool, times: int, after_s: float):
+    """In the background, `times` times: wait for a worker pid not killed yet in the one-worker `pool`, give it
+    `after_s` to take up its job, then SIGKILL it. Returns the thread; its `killed` attribute lists the pids."""
+    seen: set[int] = set()
+
+    def loop():
+        for _ in range(times):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                (pid,) = pool.worker_pids()
+                if pid not in seen:
+                    break
+                time.sleep(0.01)
+            seen.add(pid)
+            time.sleep(after_s)
+            os.kill(pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.killed = seen  # type: ignore[attr-defined]
+    thread.start()
+    return thread
+

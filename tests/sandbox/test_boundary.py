@@ -25,7 +25,7 @@ from spade.sandbox.inside import codec
 from spade.sandbox.job import OutcomeKind
 from spade.sandbox.layers import Plan
 from spade.sandbox.pool import _raw_run
-from tests.sandbox.conftest import CFG, CORRECT, secret_task
+from tests.sandbox.conftest import CFG, CORRECT, kill_each_new_worker, secret_task
 
 ROOT = Path(__file__).resolve().parents[2]
 HALF = "def half(x):\n    return x / 2\n"
@@ -230,13 +230,15 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_a_worker_killed_mid_job_gives_internal_error_and_the_next_candidate_runs_on_its_replacement():
+def test_a_job_whose_worker_is_killed_on_both_tries_gives_internal_error_and_the_next_runs_on_a_replacement():
     with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
         (worker,) = pool.worker_pids()
         tree = _descendants(worker) | {worker}
         sleeper = "import time\ndef solve(n):\n    time.sleep(0.4)\n    return 'x'\n"
-        threading.Timer(0.5, os.kill, (worker, signal.SIGKILL)).start()
+        killer = kill_each_new_worker(pool, 2, 0.5)
         result = pool.score(secret_task(), sleeper)
+        killer.join()
+        assert len(killer.killed) == 2  # the job was tried again on the first one's successor
         assert result.status is ExecStatus.INTERNAL_ERROR and result.score == 0.0
         assert {t.status for t in result.tests} == {TestStatus.INTERNAL_ERROR}
         assert "internal_error" in result.events

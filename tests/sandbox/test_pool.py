@@ -15,7 +15,7 @@ from spade.errors import SandboxError, TaskFormatError
 from spade.sandbox import SandboxPool, UnsafeSandboxWarning, check_isolation, time_limits_for
 from spade.sandbox.job import Job
 from spade.sandbox.layers import host_layers
-from tests.sandbox.conftest import CFG, CORRECT, secret_task
+from tests.sandbox.conftest import CFG, CORRECT, kill_each_new_worker, secret_task
 
 
 def test_a_worker_killed_while_idle_is_replaced_before_the_next_job_which_it_does_not_cost():
@@ -162,3 +162,19 @@ def test_the_child_forked_ahead_is_reaped_when_a_job_has_no_test():
                 break
             time.sleep(0.02)
         assert len(tree) <= 5 and all(state != "Z" for _, state in tree), tree
+
+
+SLOW_CORRECT = CORRECT.replace("def solve(n):\n", "def solve(n):\n    import time\n    time.sleep(0.5)\n", 1)
+
+
+def test_a_worker_killed_during_a_job_is_replaced_and_the_job_runs_again_on_its_successor():
+    assert SLOW_CORRECT != CORRECT
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        (first,) = pool.worker_pids()
+        killer = kill_each_new_worker(pool, 1, 0.3)
+        result = pool.score(secret_task(), SLOW_CORRECT, (5.0,) * 4)
+        killer.join()
+        assert result.score == 1.0 and "internal_error" not in result.events
+        (after,) = pool.worker_pids()
+        assert after != first
+
