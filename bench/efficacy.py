@@ -19,7 +19,8 @@ Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minute
 In parallel, one process per arm, then one table:
   .venv/bin/python bench/efficacy.py --arms coevolve --threads 1 --out runs/eff-c &   (and fixed, none)
   .venv/bin/python bench/efficacy.py --merge runs/eff-c runs/eff-f runs/eff-n --out runs/efficacy
---set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true.
+--set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true;
+--label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", default=[], dest="set_items", metavar="SECTION.KEY=VALUE",
                    help="a config key for every arm, as in `spade run --set` (e.g. training.rationalize=true)")
+    p.add_argument("--label", default="", help="suffix of the arms' names in the results (e.g. '+zone' for arms "
+                   "run with --set keys, so they merge beside the plain arms as 'coevolve+zone')")
     p.add_argument("--out", type=Path, default=Path("runs/efficacy"))
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
@@ -146,15 +149,16 @@ def main() -> None:
     results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
-        print(f"== arm {arm}: {args.minutes} min budget", flush=True)
-        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0}
+        name = arm + args.label if arm != "none" else arm  # the base trains nothing: --set leaves it as it is
+        print(f"== arm {name}: {args.minutes} min budget", flush=True)
+        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}
         checkpoints = None
         if arm != "none":
-            row = train_arm(cfg, args.out / arm, 60 * args.minutes)
+            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
             checkpoints = args.out / arm / "checkpoints"
         row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
                                    args.out / arm if arm != "none" else None)
-        results["arms"][arm] = row
+        results["arms"][name] = row
         results_path.write_text(json.dumps(results, indent=1))
     print_table(results, suites)
     print_differences(results, suites)
@@ -202,8 +206,11 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     from spade.evaluate.stats import paired_bootstrap, paired_scores
 
     arms = results["arms"]
-    pairs = [(a, "none") for a in ("coevolve", "fixed", "star") if a in arms and "none" in arms]
-    pairs += [(a, b) for a, b in (("coevolve", "fixed"), ("star", "coevolve")) if a in arms and b in arms]
+    pairs = [(a, "none") for a in arms if a != "none" and "none" in arms]
+    for a in arms:  # same label: co-evolution against fixed difficulty, rationalisation against co-evolution
+        for first, second in (("coevolve", "fixed"), ("star", "coevolve")):
+            if a.startswith(first) and (b := second + a[len(first):]) in arms:
+                pairs.append((a, b))
     for new, old in pairs:
         for suite in suites:
             _, before, after = paired_scores(arms[old]["eval"][suite]["per_task"], arms[new]["eval"][suite]["per_task"])
