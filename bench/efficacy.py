@@ -1,8 +1,8 @@
 """Benchmark: does SPADE's loop make the embedded policy better on problems it never trained on?
 
 Three arms from the same base SmolLM2-135M-Instruct, each given the same CPU-time budget (this process and its
-sandbox workers; fairer than wall time on a shared machine; checked between iterations, so an arm overshoots by
-at most one iteration):
+sandbox workers, live ones included; fairer than wall time on a shared machine; checked between iterations, so an
+arm overshoots by at most one iteration):
   coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
   fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty; default the config's
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import sys
@@ -60,9 +61,32 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
 
 
 def cpu_seconds() -> float:
-    """CPU time of this process and its waited-for children (the sandbox workers), user + system."""
+    """CPU time of this process, its waited-for children and its live descendants (the warm sandbox workers,
+    which exit only when the run ends), user + system."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + live_descendants_cpu(os.getpid())
+
+
+def live_descendants_cpu(root: int) -> float:
+    """Seconds of CPU used by the live descendants of `root` and by the children they have waited for (/proc:
+    utime, stime, cutime, cstime); a descendant's live children are counted on their own, so nothing twice."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[tuple[int, int]]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:  # exited while we looked
+            continue
+        children.setdefault(int(fields[1]), []).append((int(entry.name), sum(int(x) for x in fields[11:15])))
+    total, stack = 0, [root]
+    while stack:
+        for pid, ticks in children.get(stack.pop(), ()):
+            total += ticks
+            stack.append(pid)
+    return total / tick
 
 
 def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str, Any]:
