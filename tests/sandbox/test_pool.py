@@ -178,3 +178,18 @@ def test_a_worker_killed_during_a_job_is_replaced_and_the_job_runs_again_on_its_
         (after,) = pool.worker_pids()
         assert after != first
 
+
+
+def test_a_program_whose_worker_is_killed_mid_run_runs_again_on_its_successor():
+    from spade.sandbox.program import ProgramJob, ProgramVerdict
+
+    slow_echo = "import sys, time\ntime.sleep(1.0)\nprint(sys.stdin.read().upper())\n"
+    with SandboxPool(CFG.model_copy(update={"workers": 1})) as pool:
+        killer = kill_each_new_worker(pool, 1, 0.3)
+        run = pool.run_program(ProgramJob(slow_echo, b"hello", time_limit_s=5.0))
+        killer.join()
+        assert run.verdict is ProgramVerdict.EXITED and run.exit_code == 0 and run.stdout.strip() == b"HELLO"
+        killer = kill_each_new_worker(pool, 2, 0.3)
+        run = pool.run_program(ProgramJob(slow_echo, b"hello", time_limit_s=5.0))
+        killer.join()
+        assert run.verdict is ProgramVerdict.INTERNAL_ERROR
