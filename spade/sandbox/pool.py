@@ -35,9 +35,9 @@ log = logging.getLogger("spade.sandbox")
 UID_BASE = 62000
 UID_BLOCK = 64
 MAX_JOB_VALUE_CHARS = 8_000_000
+"""Encoded return values decoded per job (all tests together); values past it are unencodable, undecoded."""
 JOB_ATTEMPTS = 2
 """Workers a job may be tried on when the one running it dies or stalls (the first, then one fresh successor)."""
-"""Encoded return values decoded per job (all tests together); values past it are unencodable, undecoded."""
 _uid_blocks = itertools.count()
 
 
