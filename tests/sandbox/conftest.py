@@ -36,16 +36,17 @@ def pool():
 
 
 def kill_each_new_worker(pool, times: int, after_s: float):
-    """In the background, `times` times: wait for a worker pid not killed yet in the one-worker `pool`, give it
-    `after_s` to take up its job, then SIGKILL it. Returns the thread; its `killed` attribute lists the pids."""
+    """In the background, `times` times: wait until the one-worker `pool` has a ready worker not killed yet and a
+    job holds it (its free queue is empty: a worker killed while idle would be replaced before the job instead),
+    give it `after_s` more, then SIGKILL it. Returns the thread; its `killed` attribute lists the pids."""
     seen: set[int] = set()
 
     def loop():
         for _ in range(times):
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
-                (pid,) = pool.worker_pids()
-                if pid not in seen:
+                (pid,) = pool.worker_pids()  # a successor is listed once it is ready
+                if pid not in seen and pool._free.empty():
                     break
                 time.sleep(0.01)
             seen.add(pid)
