@@ -135,15 +135,9 @@ class SandboxPool:
         try:
             if _gone(worker):  # died between jobs: not this candidate's doing, so it does not cost it a verdict
                 worker = self._replace(slot, worker, "it died while idle")
-            for attempt in range(1, JOB_ATTEMPTS + 1):
-                try:
-                    reply = worker.run(job)
-                    break
-                except (WorkerDied, ValueError, TypeError, RecursionError) as exc:  # dead, silent, or not JSON
-                    worker = self._replace(slot, worker, str(exc)[:300])
-                    if attempt == JOB_ATTEMPTS:
-                        return internal_error(len(job.inputs), f"the sandbox worker died or stalled {attempt} "
-                                                                f"times on this job: {exc}")
+            worker, reply, died = self._attempts(slot, worker, lambda w: w.run(job))
+            if died is not None:
+                return internal_error(len(job.inputs), died)
             raw, malformed = _raw_run(reply, len(job.inputs))
             raw = replace(raw, memory_limit_kb=job.memory_bytes // 1024)
             if malformed:
@@ -173,15 +167,9 @@ class SandboxPool:
         try:
             if _gone(worker):
                 worker = self._replace(slot, worker, "it died while idle")
-            for attempt in range(1, JOB_ATTEMPTS + 1):
-                try:
-                    reply = worker.call(request, job.time_limit_s)
-                    break
-                except (WorkerDied, ValueError, TypeError, RecursionError) as exc:
-                    worker = self._replace(slot, worker, str(exc)[:300])
-                    if attempt == JOB_ATTEMPTS:
-                        return program_internal_error(f"the sandbox worker died or stalled {attempt} times on "
-                                                      f"this job: {exc}")
+            worker, reply, died = self._attempts(slot, worker, lambda w: w.call(request, job.time_limit_s))
+            if died is not None:
+                return program_internal_error(died)
             try:
                 result = parse_program_reply(reply)
             except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
@@ -193,6 +181,17 @@ class SandboxPool:
             return result
         finally:
             self._free.put((slot, worker))
+
+    def _attempts(self, slot: int, worker: Worker, call: Callable[[Worker], Any]) -> tuple[Worker, Any, str | None]:
+        """`call(worker)`, and once more on a fresh successor if the worker dies or stalls (JOB_ATTEMPTS tries):
+        (the worker now in the slot, the reply, None) or (that worker, None, why every try failed)."""
+        for attempt in range(1, JOB_ATTEMPTS + 1):
+            try:
+                return worker, call(worker), None
+            except (WorkerDied, ValueError, TypeError, RecursionError) as exc:  # dead, silent, or not JSON
+                worker = self._replace(slot, worker, str(exc)[:300])
+                why = f"the sandbox worker died or stalled {attempt} times on this job: {exc}"
+        return worker, None, why
 
     def _replace(self, slot: int, worker: Worker, why: str) -> Worker:
         """Close `worker` and start its successor in the same slot; SandboxError (infrastructure) if it cannot."""
