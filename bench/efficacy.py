@@ -21,6 +21,9 @@ In parallel, one process per arm, then one table:
   .venv/bin/python bench/efficacy.py --merge runs/eff-c runs/eff-f runs/eff-n --out runs/efficacy
 --set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true;
 --label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones.
+--reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
+on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
+runs/eff-c --suites heldout --out runs/eff-c-v2
 """
 
 from __future__ import annotations
@@ -152,6 +155,9 @@ def main() -> None:
     p.add_argument("--label", default="", help="suffix of the arms' names in the results (e.g. '+zone' for arms "
                    "run with --set keys, so they merge beside the plain arms as 'coevolve+zone')")
     p.add_argument("--out", type=Path, default=Path("runs/efficacy"))
+    p.add_argument("--reeval", type=Path, default=None, metavar="DIR",
+                   help="train nothing: grade DIR's arms (their last checkpoints) again on --suites and write OUT/"
+                        "efficacy.json with those suites' figures replaced")
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
@@ -162,6 +168,8 @@ def main() -> None:
         sys.exit(str(exc))
     if args.merge:
         return merge(args.merge, args.out)
+    if args.reeval:
+        return reevaluate(args.reeval, args)
     arms = [a for a in args.arms.split(",") if a]
     unknown = [a for a in arms if a not in ARMS]
     if unknown:
@@ -188,6 +196,37 @@ def main() -> None:
     print_differences(results, suites)
     print(f"results: {results_path}")
     print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
+
+
+def reevaluate(source: Path, args: argparse.Namespace) -> None:
+    """Grade the arms recorded in SOURCE/efficacy.json again on args.suites, each from its last checkpoint and with
+    the config it trained under (the base config and its recorded --set keys), the tasks it trained on left out
+    as before; write args.out/efficacy.json with those suites replaced and everything else as recorded."""
+    path = source / "efficacy.json"
+    if not path.is_file():
+        sys.exit(f"--reeval: {path} does not exist; give the --out directory of an efficacy run")
+    results = json.loads(path.read_text())
+    suites = [s for s in args.suites.split(",") if s]
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, row in results["arms"].items():
+        arm = name.split("+", 1)[0]  # '--label' suffixes name the arm; its run directory has the plain name
+        run_dir = source / arm if arm != "none" else None
+        if run_dir is not None and not (run_dir / "checkpoints").is_dir():
+            sys.exit(f"--reeval: arm {name!r} has no checkpoints under {run_dir}")
+        try:
+            sets = parse_sets(row.get("sets", []))
+        except ConfigError as exc:
+            sys.exit(f"--reeval: arm {name!r}: {exc}")
+        cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
+        print(f"== arm {name}: graded again on {', '.join(suites)}", flush=True)
+        fresh = evaluate_arm(cfg, run_dir / "checkpoints" if run_dir else None, suites, args.eval_limit,
+                             args.eval_max_new_tokens, run_dir)
+        row["eval"] = {**row["eval"], **fresh}
+        row["regraded"] = sorted({*row.get("regraded", []), *suites})
+    (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
+    shown = [s for s in next(iter(results["arms"].values()))["eval"]]
+    print_table(results, shown)
+    print_differences(results, shown)
 
 
 def merge(dirs: list[Path], out: Path) -> None:

@@ -1,6 +1,8 @@
-"""bench/efficacy.py charges an arm the CPU of its live sandbox workers, not only of the children it reaped."""
+"""bench/efficacy.py: an arm is charged the CPU of its live sandbox workers, not only of the children it reaped;
+--reeval grades recorded arms again on changed suites."""
 
 import importlib.util
+import json
 import os
 import resource
 import signal
@@ -36,3 +38,38 @@ def test_a_live_grandchild_busy_for_a_second_is_charged():
     finally:
         os.killpg(parent.pid, signal.SIGKILL)
         parent.wait()
+
+
+def _recorded(tmp_path: Path, arms: dict) -> Path:
+    source = tmp_path / "earlier"
+    source.mkdir()
+    (source / "efficacy.json").write_text(json.dumps({"minutes": 45.0, "fixed_difficulty": 0.3, "arms": arms}))
+    return source
+
+
+def _reeval(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "efficacy.py"), "--reeval", *args],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def test_reeval_grades_a_recorded_arm_again_on_the_named_suites_and_keeps_the_rest(tmp_path):
+    old = {"pass@1": 0.5, "tasks": 9, "eval_s": 1.0, "per_task": {"stale": 0.5}}
+    kept = {"pass@1": 0.25, "tasks": 4, "eval_s": 1.0, "per_task": {"humaneval/x": 0.25}}
+    source = _recorded(tmp_path, {"none": {"rollouts": 0, "updates": 0, "iterations": 0, "sets": [],
+                                           "eval": {"builtin": old, "humaneval": kept}}})
+    done = _reeval(str(source), "--suites", "builtin", "--eval-limit", "2", "--threads", "1",
+                   "--out", str(tmp_path / "again"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    row = json.loads((tmp_path / "again" / "efficacy.json").read_text())["arms"]["none"]
+    assert row["eval"]["builtin"]["tasks"] == 2 and "stale" not in row["eval"]["builtin"]["per_task"]
+    assert row["eval"]["humaneval"] == kept and row["regraded"] == ["builtin"]
+
+
+def test_reeval_names_the_arm_whose_checkpoints_are_missing(tmp_path):
+    source = _recorded(tmp_path, {"coevolve+dpo": {"rollouts": 1, "updates": 1, "iterations": 1,
+                                                   "sets": ["training.update_method=dpo"], "eval": {}}})
+    done = _reeval(str(source), "--suites", "builtin", "--out", str(tmp_path / "again"))
+    assert done.returncode != 0 and "'coevolve+dpo' has no checkpoints under" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _reeval(str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")).stderr.strip().endswith(
+        "give the --out directory of an efficacy run")

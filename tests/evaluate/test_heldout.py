@@ -1,5 +1,6 @@
-"""The held-out suite: a seed range training cannot draw, validated and deduplicated tasks, dev and test splits
-that share no problem, a run's own tasks left out, and the suite by name in `spade eval` and the config."""
+"""The held-out suite: a seed range training cannot draw, validated and deduplicated tasks, composed variants of
+them that change their seed's answer, dev and test splits that share no problem (nor a seed problem), a run's own
+tasks left out, and the suite by name in `spade eval` and the config."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ FEW = ("dict_ops", "list_transform", "primes", "rotate_list")  # a quick build f
 
 @pytest.fixture(scope="module")
 def small(pool: Any) -> dict[str, list[Any]]:
-    """The suite's recipe on four families and 30 draws each (seconds, not the full build's tens of seconds)."""
+    """The suite's recipe on four families and 30 draws each, composed variants included (seconds, not the full
+    build's minutes)."""
     tasks = heldout.build(pool, FEW, draws=30)
     return {split: [t for t in tasks if t.provenance["split"] == split] for split in heldout.SPLITS}
 
@@ -80,6 +82,46 @@ def _order(t: Any) -> str:
     return hashlib.sha256(t.task_id.encode()).hexdigest()
 
 
+def test_composed_variants_fill_the_suite_each_in_its_seeds_split_and_changing_its_seeds_answer(
+        pool: Any, small: dict[str, Any]) -> None:
+    from spade.sandbox import OutcomeKind, values_equal
+
+    tasks = small["dev"] + small["test"]
+    by_id = {t.task_id: t for t in tasks}
+    composed = [t for t in tasks if "composed" in t.tags]
+    plain = [t for t in tasks if "composed" not in t.tags]
+    assert len(composed) > len(plain)  # a family's few problems, multiplied
+    for family in FEW:
+        assert 0 < sum(t.family == family for t in composed) <= heldout.COMPOSED_PER_FAMILY
+    for task in composed:
+        seed = by_id[task.params["seed_task"]]  # the seed is in the suite, under the variant's family and split
+        assert task.task_id.startswith(seed.task_id + "~v") and task.family == seed.family
+        assert task.provenance["split"] == seed.provenance["split"] == heldout.split_of(task.task_id)
+        assert task.provenance["seed"] == HELDOUT_SEED and task.tags.count("heldout") == 1
+    # The composed step changes the seed's answer on some test (both sides run in the sandbox).
+    runs = [_run_seed_on(pool, by_id[t.params["seed_task"]], t) for t in composed]
+    for task, run in zip(composed, runs):
+        outcomes = run.result().outcomes
+        assert any(not (o.kind is OutcomeKind.VALUE and values_equal(o.value, c.expected))
+                   for o, c in zip(outcomes, task.all_tests)), task.task_id
+
+
+def _run_seed_on(pool: Any, seed: Any, task: Any) -> Any:
+    from spade.sandbox import Job
+
+    tests = task.all_tests
+    return pool.submit(Job(code=seed.reference_solution, entry_point=seed.entry_point,
+                           inputs=tuple(tuple(c.args) for c in tests), time_limits=(2.0,) * len(tests),
+                           memory_bytes=pool.cfg.memory_bytes, total_timeout=2.0 * len(tests) + 1.0,
+                           max_output_bytes=pool.cfg.max_output_bytes))
+
+
+def test_a_composed_ids_split_is_its_seeds() -> None:
+    ids = [f"heldout/primes-{i:012x}" for i in range(40)]
+    assert {heldout.split_of(i) for i in ids} == {"dev", "test"}
+    assert all(heldout.split_of(f"{i}~v0123456789") == heldout.split_of(i) for i in ids)
+
+
 def test_tasks_a_run_trained_on_are_left_out(small: dict[str, Any]) -> None:
     tasks = small["test"]
     trained = [replace(tasks[0], task_id="run-task-1"), replace(tasks[3], task_id="run-task-2")]
@@ -90,8 +132,9 @@ def test_tasks_a_run_trained_on_are_left_out(small: dict[str, Any]) -> None:
 @pytest.mark.slow
 def test_the_full_suite_is_large_in_distribution_and_the_same_from_the_cache_and_by_name(
         pool: Any, suite: dict[str, Any]) -> None:
-    assert len(suite["test"]) > 100  # one task is under 1 point
-    assert len(suite["dev"]) >= 50  # the gate's paired test needs tasks to pair
+    assert len(suite["test"]) >= 200  # one task is under 0.5 points, also after a run's own tasks are dropped
+    assert len(suite["dev"]) >= 150  # the gate's paired test needs tasks to pair
+    assert sum("composed" in t.tags for t in suite["test"]) >= 100
     tasks = suite["dev"] + suite["test"]
     assert len({t.family for t in tasks}) >= 20  # in distribution: the families the loop trains on
     results = pool.score_many([(t, t.reference_solution) for t in tasks])
