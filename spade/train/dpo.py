@@ -27,7 +27,7 @@ from spade.config import TrainingConfig
 from spade.errors import TrainingError
 from spade.records import Task, UpdateResult
 from spade.train.base import UpdateBatch
-from spade.train.rft import GRAD_CLIP, UpdateStats, update_steps
+from spade.train.rft import GRAD_CLIP, UpdateStats, drop_reference_adapter, update_steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ class DpoUpdater:
             try:
                 trainer.train()
             finally:
-                self._drop_reference_adapter()
+                drop_reference_adapter(self.policy.model)
                 self.policy.model.eval()
         self.updates += 1
         losses = [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
@@ -109,9 +109,3 @@ class DpoUpdater:
                              processing_class=self.policy.tokenizer, optimizers=(self.optimizer, None))
         trainer.remove_callback(PrinterCallback)  # it prints every log dict; the pipeline reports progress itself
         return trainer
-
-    def _drop_reference_adapter(self) -> None:
-        model = self.policy.model
-        if "ref" in getattr(model, "peft_config", {}):
-            model.delete_adapter("ref")
-            model.set_adapter("default")

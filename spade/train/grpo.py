@@ -9,7 +9,9 @@ The algorithm is TRL's; SPADE supplies prompts, reward and optimizer. Departures
 (DeepSeekMath, Shao et al. 2024), all deliberate:
 - Group size is training.grpo_generations (default 4, the paper used 64) and a step sees batch_size completions
   (batch_size // grpo_generations prompts); one policy update per generated batch (num_iterations 1, no reuse).
-- No KL term by default (training.grpo_beta = 0, so no reference model); the paper used beta = 0.04.
+- No KL term by default (training.grpo_beta = 0, so no reference model); the paper used beta = 0.04. With
+  grpo_beta > 0 the reference is the policy as it was when the update began (TRL copies the LoRA adapter into a
+  frozen 'ref' adapter, dropped again afterwards), not the initial SFT model of the paper.
 - LoRA (training.lora_r) on the sampling model instead of a full fine-tune; float32 on CPU (use_cpu, no bf16).
 - Outcome reward only: SPADE's total (hidden-test pass fraction, difficulty bonus, efficiency, interference and
   format penalties), not a learned reward model; no process supervision.
@@ -33,6 +35,7 @@ from spade.policy.prompts import variant_for
 from spade.records import Completion, Rollout, Task, UpdateResult
 from spade.rollout import Grader
 from spade.train.base import UpdateBatch
+from spade.train.rft import drop_reference_adapter
 
 GRAD_CLIP = 1.0
 _STREAMS: dict[str, GrpoUpdater] = {}
@@ -144,6 +147,7 @@ class GrpoUpdater:
                 trainer.train()
             finally:
                 _STREAMS.pop(str(id(self)), None)
+                drop_reference_adapter(self.policy.model)  # grpo_beta > 0: TRL's KL reference, made per update
                 self.policy.model.eval()
         self.updates += 1
         return self._stats(trainer.state.log_history, self.reward.rollouts[first:], steps,

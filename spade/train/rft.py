@@ -184,6 +184,15 @@ def trainable_with_optimizer(policy: Any, config: TrainingConfig, seed: int) -> 
     return torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
 
 
+def drop_reference_adapter(model: Any) -> None:
+    """Remove the frozen 'ref' adapter TRL's DPO and GRPO trainers add beside the trained LoRA adapter (a copy of
+    it, their KL reference), and make 'default' active again. Each update builds a new trainer, which refuses to
+    add 'ref' when one is left from the last update, and the sampler must see only the trained adapter."""
+    if "ref" in getattr(model, "peft_config", {}):
+        model.delete_adapter("ref")
+        model.set_adapter("default")
+
+
 def with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model

@@ -50,3 +50,22 @@ def test_grpo_steps_score_in_the_sandbox_and_change_the_lora_weights(tmp_path) -
     # The updater stands in for RftTrainer in checkpoints (prepare, optimizer, updates).
     path = save_checkpoint(tmp_path, 1, policy, updater)
     assert (path / "adapter" / "adapter_config.json").is_file() and (path / "optimizer.pt").is_file()
+
+
+@pytest.mark.slow
+def test_with_a_kl_term_one_update_follows_another_and_only_the_trained_adapter_is_left() -> None:
+    """grpo_beta > 0: TRL adds a frozen 'ref' copy of the adapter per trainer; a second update used to fail with
+    "Adapter with name 'ref' already exists" (every loop run with a KL term died at its second update)."""
+    from spade.policy.embedded import EmbeddedPolicy
+    from spade.sandbox import SandboxPool
+
+    training = TRAINING.model_copy(update={"grpo_beta": 0.04, "steps_per_update": 1})
+    policy = EmbeddedPolicy(SAMPLING, training)
+    tasks = itertools.cycle([ADD, MUL])
+    with SandboxPool(ExecutorConfig(workers=2)) as pool:
+        updater = GrpoUpdater(policy, training, pool, RewardConfig(), lambda: next(tasks))
+        for seed in (1, 2):
+            stats = updater.run(seed=seed)
+            assert stats.steps == 1 and list(policy.model.peft_config) == ["default"]
+            assert policy.model.active_adapter == "default"
+    assert updater.updates == 2
