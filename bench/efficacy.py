@@ -214,7 +214,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         if run_dir is not None and not (run_dir / "checkpoints").is_dir():
             sys.exit(f"--reeval: arm {name!r} has no checkpoints under {run_dir}")
         try:
-            sets = parse_sets(row.get("sets", []))
+            sets = parse_sets(row.get("sets") or [])  # runs before --label recorded none
         except ConfigError as exc:
             sys.exit(f"--reeval: arm {name!r}: {exc}")
         cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
