@@ -276,8 +276,15 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
                 pairs.append((a, b))
     for new, old in pairs:
         for suite in suites:
-            _, before, after = paired_scores(arms[old]["eval"][suite]["per_task"], arms[new]["eval"][suite]["per_task"])
+            ids, before, after = paired_scores(arms[old]["eval"][suite]["per_task"],
+                                               arms[new]["eval"][suite]["per_task"])
             print(f"{new} - {old} on {suite}: {paired_bootstrap(before, after).describe()}")
+            composed = [i for i, t in enumerate(ids) if "~" in t]  # composed variants ('<seed id>~v<hash>')
+            plain = [i for i, t in enumerate(ids) if "~" not in t]
+            if composed and plain:  # the held-out suite's two parts, apart
+                for part, keep in (("plain", plain), ("composed", composed)):
+                    diff = paired_bootstrap([before[i] for i in keep], [after[i] for i in keep])
+                    print(f"  {suite} {part} only: {diff.describe()}")
 
 
 if __name__ == "__main__":

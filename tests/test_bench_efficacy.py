@@ -73,3 +73,14 @@ def test_reeval_names_the_arm_whose_checkpoints_are_missing(tmp_path):
     assert "Traceback" not in done.stderr
     assert _reeval(str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")).stderr.strip().endswith(
         "give the --out directory of an efficacy run")
+
+
+def test_differences_on_the_held_out_suite_are_also_printed_for_its_plain_and_composed_parts(capsys):
+    base = {"heldout/a-1": 0.0, "heldout/a-1~v9": 0.0, "heldout/b-2": 1.0, "heldout/b-2~v8": 0.0}
+    trained = {"heldout/a-1": 1.0, "heldout/a-1~v9": 0.0, "heldout/b-2": 1.0, "heldout/b-2~v8": 0.0}
+    arms = {name: {"eval": {"heldout": {"per_task": scores}}} for name, scores in (("none", base), ("fixed", trained))}
+    _efficacy().print_differences({"arms": arms}, ["heldout"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("fixed - none on heldout: +0.250") and "4 tasks" in lines[0]
+    assert lines[1].startswith("  heldout plain only: +0.500") and "2 tasks" in lines[1]
+    assert lines[2].startswith("  heldout composed only: +0.000") and "2 tasks" in lines[2]
