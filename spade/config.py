@@ -260,6 +260,19 @@ class TrainingConfig(_Section):
     """DPO: the inverse temperature of the preference loss (how far from the reference the policy may move)."""
     grpo_beta: float = Field(0.0, ge=0, le=10)
     """GRPO: KL coefficient against the reference policy; 0 drops the KL term (and the reference model)."""
+    kl_beta: float = Field(0.0, ge=0, le=100)
+    """RFT with LoRA: weight of a KL term that holds the policy near the base model (the adapters switched off) on
+    the completion tokens it trains on; 0 (the default) trains on the next-token loss alone."""
+
+    @model_validator(mode="after")
+    def _kl_anchor(self) -> TrainingConfig:
+        if self.kl_beta > 0 and (self.update_method != "rft" or self.lora_r == 0):
+            raise ValueError(
+                f"training.kl_beta = {self.kl_beta} needs update_method 'rft' with LoRA (lora_r > 0: the base model is "
+                f"the LoRA model with its adapters off); here update_method = {self.update_method!r}, lora_r = "
+                f"{self.lora_r}. Set kl_beta to 0, or use dpo_beta / grpo_beta for the other methods"
+            )
+        return self
 
 
 REWARD_TERMS_DEFAULT = ("pass", "difficulty_bonus", "efficiency", "interference", "format", "memory")

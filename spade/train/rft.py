@@ -17,7 +17,9 @@ Departures from it, all deliberate:
   and empty fences are not reinforced. Deduplication of correct answers is left to the caller (the pipeline).
 - Examples are seen in a seeded shuffle, cycled if fewer than steps × batch; sequences longer than
   max_seq_len are cut from the right; gradients are clipped to norm 1.0; no warm-up or learning-rate schedule.
-- Loss is the mean over completion tokens of the batch (prompt tokens are masked out).
+- Loss is the mean over completion tokens of the batch (prompt tokens are masked out), plus, with
+  training.kl_beta > 0, kl_beta times the mean over those tokens of KL(policy || base), the base being the same
+  model with its LoRA adapters off (no copy is kept): an anchor to the base's habits, which RFT alone drifts from.
 """
 
 from __future__ import annotations
@@ -118,7 +120,10 @@ class RftTrainer:
             for batch in batches:
                 ids, mask, labels = _collate(batch, self.policy.tokenizer.pad_token_id)
                 with self._autocast():
-                    loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+                    out = model(input_ids=ids, attention_mask=mask, labels=labels)
+                    loss = out.loss
+                    if self.config.kl_beta > 0:
+                        loss = loss + self.config.kl_beta * kl_to_base(model, ids, mask, labels, out.logits)
                 if not torch.isfinite(loss):
                     raise TrainingError(f"loss became {loss.item()} at step {len(losses) + 1}; lower training.lr")
                 self.optimizer.zero_grad(set_to_none=True)
@@ -160,6 +165,19 @@ class RftTrainer:
         if getattr(self.policy, "dtype", self.policy.sampling.dtype) == "bfloat16":
             return torch.autocast("cpu", dtype=torch.bfloat16)
         return contextlib.nullcontext()
+
+
+def kl_to_base(model: Any, ids: Any, mask: Any, labels: Any, logits: Any) -> Any:
+    """Mean over the completion tokens (labels not IGNORE) of KL(policy || base) of the next-token distributions,
+    where the base is `model` (a peft model) with its adapters off; differentiable in the policy's logits."""
+    import torch
+
+    scored = labels[:, 1:] != IGNORE  # logits at position t predict the label at t + 1
+    with torch.no_grad(), model.disable_adapter():
+        base = model(input_ids=ids, attention_mask=mask).logits[:, :-1][scored].float()
+    policy = torch.log_softmax(logits[:, :-1][scored].float(), dim=-1)
+    base = torch.log_softmax(base, dim=-1)
+    return (policy.exp() * (policy - base)).sum(dim=-1).mean()
 
 
 def update_steps(examples: int, config: TrainingConfig) -> int:

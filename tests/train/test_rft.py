@@ -1,4 +1,5 @@
-"""A real RFT update: changes the LoRA weights of the very model that samples, and lowers its training loss."""
+"""A real RFT update: changes the LoRA weights of the very model that samples, and lowers its training loss; with
+training.kl_beta it stays nearer the base model."""
 
 import pytest
 
@@ -95,3 +96,44 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
     monkeypatch.setattr(rft, "_collate", lambda batch, pad: seen.append(len(batch)) or real(batch, pad))
     stats = trainer.train_on(examples)
     assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)
+
+
+def _kl_now(policy, trainer, examples) -> float:
+    """The KL term of the update's loss, measured on `examples` without training."""
+    import torch
+
+    from spade.train.rft import TrainExample, _collate, kl_to_base
+
+    encoded = [trainer._encode(TrainExample(t, c)) for t, c in examples]
+    ids, mask, labels = _collate(encoded, policy.tokenizer.pad_token_id)
+    with torch.no_grad():
+        logits = policy.model(input_ids=ids, attention_mask=mask).logits
+        return float(kl_to_base(policy.model, ids, mask, labels, logits))
+
+
+@pytest.mark.slow  # two model loads and two updates
+def test_kl_beta_holds_an_update_near_the_base_model(make_policy, examples):
+    from spade.train.rft import RftTrainer
+
+    drift = {}
+    for beta in (0.0, 5.0):
+        policy = make_policy()
+        trainer = RftTrainer(policy, TRAINING.model_copy(update={"kl_beta": beta}), seed=0)
+        trainer.prepare()
+        assert _kl_now(policy, trainer, examples) == pytest.approx(0.0, abs=1e-6)  # LoRA starts as the base
+        trainer.train_on(examples, seed=0)
+        drift[beta] = _kl_now(policy, trainer, examples)
+        assert list(policy.model.peft_config) == ["default"] and not policy.model.training
+    assert drift[0.0] > 0.05  # plain RFT moves away from the base on what it trains on ...
+    assert drift[5.0] < 0.5 * drift[0.0]  # ... and the KL term holds it nearer
+
+
+def test_kl_beta_needs_rft_with_lora():
+    from spade.config import load_config
+    from spade.errors import ConfigError
+
+    assert load_config(None, {"training.kl_beta": 0.1}).training.kl_beta == 0.1
+    with pytest.raises(ConfigError, match=r"training.kl_beta = 0.1 needs update_method 'rft' with LoRA"):
+        load_config(None, {"training.kl_beta": 0.1, "training.update_method": "dpo"})
+    with pytest.raises(ConfigError, match="lora_r = 0"):
+        load_config(None, {"training.kl_beta": 0.1, "training.lora_r": 0})
