@@ -224,7 +224,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *suites})
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
-    shown = [s for s in next(iter(results["arms"].values()))["eval"]]
+    shown = list(next(iter(results["arms"].values()))["eval"])
     print_table(results, shown)
     print_differences(results, shown)
 
