@@ -43,6 +43,9 @@ class Job:
     max_output_bytes: int = 65536
     run_all_tests_after_timeout: bool = False
     """False: the first per-test timeout ends the candidate and its untried tests are not run."""
+    hash_seed: int | None = None
+    """The str hash seed of the worker that runs it: None is the pool's (GRADING_HASH_SEED); another value runs
+    the job on a worker started with that seed (validation's second reference run)."""
 
     def __post_init__(self) -> None:
         if len(self.time_limits) != len(self.inputs):

@@ -26,6 +26,12 @@ CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_DAC_OVERRIDE", "CAP_FOWNER"
 """The zygote keeps these to drop uid, kill leftovers of the slot uid and wipe /tmp; the child loses all on setuid.
 CAP_SYS_ADMIN lives only until the zygote has mounted its own /tmp (bwrap's --size sets no inode cap), before the
 seccomp filter and any fork: the zygote drops it from every set, and without exec nothing can raise it again."""
+GRADING_HASH_SEED = 0
+"""The zygotes' str/bytes hash seed (PYTHONHASHSEED): fixed, so a value that depends on set or dict order of
+strings is the same on every worker, in every run and on every host with this Python; a candidate's verdict
+never depends on which worker ran it. Validation runs the reference a second time under another seed
+(`ALT_HASH_SEED`), so a reference whose answer depends on it is rejected as nondeterministic."""
+ALT_HASH_SEED = 1
 TMP_INODES = 16384
 """Files and directories a candidate may have in /tmp at once: bounds the kernel memory they pin outside any
 rlimit and the time the reset after each job can take."""
@@ -39,18 +45,28 @@ class Plan:
     uses_bwrap: bool
     use_seccomp: bool
     drop_uid: bool
+    hash_seed: int = GRADING_HASH_SEED
 
     def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
         python = os.path.realpath(sys.executable)
         settings = {"uid": uid, "drop_uid": self.drop_uid, "seccomp": self.use_seccomp, "fsize": tmpfs_bytes}
+        # -s -P -S -B is -I -S -B but for -E: the interpreter reads PYTHONHASHSEED, the one PYTHON* variable in an
+        # environment the host sets whole (bwrap's --clearenv, or env() below).
         if not self.uses_bwrap:
             ext = _pyseccomp_dir() if self.use_seccomp else None
             settings |= {"tmp": tmp, "ext": ext}
-            return [python, "-I", "-S", "-B", str(INSIDE / "zygote.py"), json.dumps(settings)]
+            return [python, *_FLAGS, str(INSIDE / "zygote.py"), json.dumps(settings)]
         settings |= {"tmp": "/tmp", "ext": "/sbx/ext" if self.use_seccomp else None,
                      "mount_tmp": {"size": tmpfs_bytes, "inodes": TMP_INODES}}
-        return [*_bwrap_prefix(tmpfs_bytes, self.use_seccomp), python, "-I", "-S", "-B",
-                "/sbx/inside/zygote.py", json.dumps(settings)]
+        return [*_bwrap_prefix(tmpfs_bytes, self.use_seccomp), "--setenv", "PYTHONHASHSEED", str(self.hash_seed),
+                python, *_FLAGS, "/sbx/inside/zygote.py", json.dumps(settings)]
+
+    def env(self, tmp: str) -> dict[str, str]:
+        """The whole environment of the process the host starts (bwrap, or the bare zygote)."""
+        return {"PATH": "/usr/bin:/bin", "TMPDIR": tmp, "HOME": tmp, "PYTHONHASHSEED": str(self.hash_seed)}
+
+
+_FLAGS = ("-s", "-P", "-S", "-B")
 
 
 def _bwrap_prefix(tmpfs_bytes: int, with_seccomp: bool) -> list[str]:

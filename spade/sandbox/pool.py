@@ -66,6 +66,10 @@ class SandboxPool:
         self._free: queue.Queue[tuple[int, Worker]] = queue.Queue()
         self._all: dict[int, Worker] = {}
         self._lock = threading.Lock()
+        # Workers with another hash seed (Job.hash_seed), one per seed, started on first use in slots n, n+1, ...
+        self._seeded: dict[int, queue.Queue[tuple[int, Worker]]] = {}
+        self._slot_seed: dict[int, int] = {}
+        self._seeded_lock = threading.Lock()
         self._closed = False
         # Workers are spawned from this one long-lived thread (see Worker), then awaited anywhere.
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="spade-sandbox-spawn")
@@ -86,7 +90,27 @@ class SandboxPool:
         self._executor = ThreadPoolExecutor(n, thread_name_prefix="spade-sandbox")
 
     def _spawn(self, slot: int) -> Worker:
-        return Worker(self.plan, self._uid0 + slot, self._tmpfs)
+        seed = self._slot_seed.get(slot)
+        plan = self.plan if seed is None else replace(self.plan, hash_seed=seed)
+        return Worker(plan, self._uid0 + slot, self._tmpfs)
+
+    def _queue_for(self, hash_seed: int | None) -> queue.Queue[tuple[int, Worker]]:
+        """The free workers a job with this hash seed may run on: the pool's, or the one worker of that seed."""
+        if hash_seed is None or hash_seed == self.plan.hash_seed:
+            return self._free
+        with self._seeded_lock:
+            if hash_seed not in self._seeded:
+                if self._closed:
+                    raise SandboxError("this SandboxPool is closed; create a new one")
+                slot = self.cfg.worker_count + len(self._seeded)
+                self._slot_seed[slot] = hash_seed
+                worker = self._start(slot)
+                with self._lock:
+                    self._all[slot] = worker
+                free: queue.Queue[tuple[int, Worker]] = queue.Queue()
+                free.put((slot, worker))
+                self._seeded[hash_seed] = free
+            return self._seeded[hash_seed]
 
     def _start(self, slot: int) -> Worker:
         worker = self._spawner.submit(self._spawn, slot).result()
@@ -131,7 +155,8 @@ class SandboxPool:
         if self.cfg.isolation == "none":
             warnings.warn("executor.isolation = 'none': candidate code runs without isolation (debugging only)",
                           UnsafeSandboxWarning, stacklevel=2)
-        slot, worker = self._free.get()
+        free = self._queue_for(job.hash_seed)
+        slot, worker = free.get()
         try:
             if _gone(worker):  # died between jobs: not this candidate's doing, so it does not cost it a verdict
                 worker = self._replace(slot, worker, "it died while idle")
@@ -146,7 +171,7 @@ class SandboxPool:
                 worker = self._replace(slot, worker, "it asked to be recycled")
             return raw
         finally:
-            self._free.put((slot, worker))
+            free.put((slot, worker))
 
     # -- running whole programs -------------------------------------------------------------------------------
     def submit_program(self, job: ProgramJob) -> Future[ProgramRun]:
@@ -163,7 +188,8 @@ class SandboxPool:
             warnings.warn("executor.isolation = 'none': the program runs without isolation (debugging only)",
                           UnsafeSandboxWarning, stacklevel=2)
         request = job.request(self._tmpfs)
-        slot, worker = self._free.get()
+        free = self._queue_for(job.hash_seed)
+        slot, worker = free.get()
         try:
             if _gone(worker):
                 worker = self._replace(slot, worker, "it died while idle")
@@ -180,7 +206,7 @@ class SandboxPool:
                 worker = self._replace(slot, worker, "it asked to be recycled")
             return result
         finally:
-            self._free.put((slot, worker))
+            free.put((slot, worker))
 
     def _attempts(self, slot: int, worker: Worker, call: Callable[[Worker], Any]) -> tuple[Worker, Any, str | None]:
         """`call(worker)`, and once more on a fresh successor if the worker dies or stalls (JOB_ATTEMPTS tries):

@@ -46,6 +46,8 @@ class ProgramJob:
     memory_bytes: int = 512 << 20
     max_output_bytes: int = 1 << 20
     """Bytes of stdout, and of stderr, kept; more is counted, discarded and marked output_flood."""
+    hash_seed: int | None = None
+    """As Job.hash_seed: None runs it on one of the pool's workers, another value on a worker with that seed."""
 
     def __post_init__(self) -> None:
         if not 0 < self.time_limit_s <= 600:

@@ -43,9 +43,8 @@ class Worker:
         self._log = tempfile.TemporaryFile()
         self._inbox = bytearray()
         argv = plan.argv(uid, self._host_tmp or "/tmp", tmpfs_bytes)
-        env = {"PATH": "/usr/bin:/bin", "TMPDIR": self._host_tmp or "/tmp", "HOME": self._host_tmp or "/tmp"}
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-                                     env=env, start_new_session=True, close_fds=True)
+                                     env=plan.env(self._host_tmp or "/tmp"), start_new_session=True, close_fds=True)
 
     def wait_ready(self) -> None:
         try:

@@ -19,6 +19,7 @@ from spade.errors import ValidationError
 from spade.records import Task, TaskDraft, TestCase
 from spade.registry import FAMILIES
 from spade.sandbox import Job, OutcomeKind, RawRun, SandboxPool, to_json_value, values_equal
+from spade.sandbox.layers import ALT_HASH_SEED
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
 from spade.validate.static import check_draft, check_task, parse_signature
@@ -108,8 +109,9 @@ def _run_phases(items: list[_Case | ValidationOutcome], pool: Any, cfg: Generati
 
 
 def _reference_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+    # The second run is on a worker with another str hash seed: an answer that depends on set order differs.
     futures = [(_submit(pool, c.reference, c, c.inputs, cfg.reference_time_limit_s), _submit(
-        pool, c.reference, c, c.inputs, cfg.reference_time_limit_s)) for c in cases]
+        pool, c.reference, c, c.inputs, cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED)) for c in cases]
     for c, (first, second) in zip(cases, futures):
         values, problems = _reference_values(c, first.result(), second.result(), 0)
         c.values, c.problems = values, problems
@@ -189,7 +191,8 @@ def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -
               for c in cases}
     cases = [c for c in cases if probes[id(c)]]
     runs = [(_submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s),
-             _submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s)) for c in cases]
+             _submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
+            for c in cases]
     expected: dict[int, list[Any]] = {}
     for c, (first, second) in zip(cases, runs):
         probe_case = replace(c, task=replace(c.task, test_cases=tuple(TestCase(a, None) for a in probes[id(c)]), hidden_test_cases=()))
@@ -247,7 +250,7 @@ def _mutant_limit(c: _Case, cfg: GenerationConfig) -> float:
 
 
 def _submit(pool: SandboxPool, code: str, c: _Case, inputs: Sequence[Sequence[Any]], limit: float,
-            mutant: bool = False) -> Future[RawRun]:
+            mutant: bool = False, hash_seed: int | None = None) -> Future[RawRun]:
     n = len(inputs)
     # One timed-out test already catches a mutant, so its whole run gets little more than one test's limit:
     # a looping mutant then costs one limit, not one per test.
@@ -255,4 +258,5 @@ def _submit(pool: SandboxPool, code: str, c: _Case, inputs: Sequence[Sequence[An
     return pool.submit(Job(
         code=code, entry_point=c.task.entry_point, inputs=tuple(tuple(a) for a in inputs), time_limits=(limit,) * n,
         memory_bytes=pool.cfg.memory_bytes, total_timeout=total, max_output_bytes=pool.cfg.max_output_bytes,
+        hash_seed=hash_seed,
     ))

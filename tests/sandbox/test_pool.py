@@ -6,6 +6,8 @@ import json
 import logging
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -14,7 +16,7 @@ from spade.config import ExecutorConfig, SpadeConfig
 from spade.errors import SandboxError, TaskFormatError
 from spade.sandbox import SandboxPool, UnsafeSandboxWarning, check_isolation, time_limits_for
 from spade.sandbox.job import Job
-from spade.sandbox.layers import host_layers
+from spade.sandbox.layers import ALT_HASH_SEED, GRADING_HASH_SEED, host_layers
 from tests.sandbox.conftest import CFG, CORRECT, kill_each_new_worker, secret_task
 
 
@@ -193,3 +195,31 @@ def test_a_program_whose_worker_is_killed_mid_run_runs_again_on_its_successor():
         run = pool.run_program(ProgramJob(slow_echo, b"hello", time_limit_s=5.0))
         killer.join()
         assert run.verdict is ProgramVerdict.INTERNAL_ERROR
+
+
+HASH_PROBE = "def f():\n    return hash('spade')\n"
+
+
+def _hash_under(seed: int) -> int:
+    out = subprocess.run([sys.executable, "-c", "print(hash('spade'))"], env={"PYTHONHASHSEED": str(seed)},
+                         capture_output=True, text=True, check=True)
+    return int(out.stdout)
+
+
+def _probe(pool: SandboxPool, hash_seed: int | None = None) -> int:
+    raw = pool.run(Job(HASH_PROBE, "f", ((),), (5.0,), CFG.memory_bytes, hash_seed=hash_seed))
+    assert raw.all_returned, raw
+    return raw.outcomes[0].value
+
+
+def test_every_worker_grades_under_one_fixed_hash_seed_and_a_job_may_ask_for_another():
+    with SandboxPool(CFG) as pool:
+        seen = {f.result().outcomes[0].value for f in [pool.submit(Job(HASH_PROBE, "f", ((),), (5.0,), CFG.memory_bytes))
+                                                       for _ in range(40)]}
+        assert seen == {_hash_under(GRADING_HASH_SEED)}  # the same on every worker of this pool ...
+        other = _probe(pool, ALT_HASH_SEED)
+        assert other == _hash_under(ALT_HASH_SEED) != _hash_under(GRADING_HASH_SEED)
+        assert _probe(pool) == _hash_under(GRADING_HASH_SEED)  # the other seed's worker takes only its own jobs
+        assert len(pool.worker_pids()) == CFG.worker_count + 1
+    with SandboxPool(CFG) as again:  # ... and in the next pool (the next run)
+        assert _probe(again) == _hash_under(GRADING_HASH_SEED)

@@ -2,9 +2,10 @@
 
 from dataclasses import replace
 
-from spade.config import GenerationConfig
+from spade.config import ExecutorConfig, GenerationConfig
 from spade.generate import TaskDraft, draft_task
 from spade.records import ExecStatus, Task, TestCase
+from spade.sandbox import SandboxPool
 from spade.validate.dynamic import validate_drafts, validate_tasks
 
 CFG = GenerationConfig(reference_time_limit_s=0.5)
@@ -55,6 +56,15 @@ def test_a_hanging_reference_is_rejected(pool):
 def test_a_nondeterministic_reference_is_rejected(pool):
     ref = "import random\n\ndef total(xs: list[int]) -> int:\n    return sum(xs) + random.randrange(10**9)\n"
     assert one(draft(ref), pool).reasons == ("nondeterministic",)
+
+
+def test_a_reference_whose_answer_depends_on_the_str_hash_seed_is_rejected():
+    # One worker: both runs of the reference would share its hash seed but for the second run's own seed.
+    ref = "def total(xs: list[int]) -> int:\n    return sum(xs) + ord(next(iter({chr(97 + i) for i in range(26)})))\n"
+    with SandboxPool(ExecutorConfig(workers=1)) as single:
+        outcome = one(draft(ref), single)
+        assert outcome.reasons == ("nondeterministic",), outcome.details
+        assert one(draft(), single).accepted
 
 
 def test_a_reference_returning_a_set_is_rejected_as_not_json(pool):

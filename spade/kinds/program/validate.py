@@ -33,6 +33,7 @@ from spade.kinds.program.run import (
 from spade.pycode import parse_untrusted
 from spade.records import Task, TaskDraft, TestCase, TestStatus
 from spade.registry import FAMILIES
+from spade.sandbox.layers import ALT_HASH_SEED
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
@@ -161,15 +162,17 @@ def _run_phases(items: list[_Case | ValidationOutcome], pool: Scorer, cfg: Gener
 
 
 def _submit(pool: Scorer, code: str, inputs: Sequence[Sequence[Any]], limit: float,
-            cap: int = MAX_EXPECTED_BYTES + 1) -> list[Future[ProgramRun]]:
+            cap: int = MAX_EXPECTED_BYTES + 1, hash_seed: int | None = None) -> list[Future[ProgramRun]]:
     memory = executor_config(pool).memory_bytes
     return [pool.submit_program(ProgramJob(code, stdin_of(args), time_limit_s=limit, memory_bytes=memory,
-                                           max_output_bytes=cap)) for args in inputs]
+                                           max_output_bytes=cap, hash_seed=hash_seed)) for args in inputs]
 
 
 def _reference_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+    # The second run is on a worker with another str hash seed: output that depends on set order differs.
     runs = [(_submit(pool, c.reference, c.inputs, cfg.reference_time_limit_s),
-             _submit(pool, c.reference, c.inputs, cfg.reference_time_limit_s)) for c in cases]
+             _submit(pool, c.reference, c.inputs, cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
+            for c in cases]
     for c, (first, second) in zip(cases, runs):
         a = [f.result() for f in first]
         b = [f.result() for f in second]
@@ -277,7 +280,8 @@ def _probe_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> Non
         c.task.params, c.task.task_id, cfg.probe_inputs, c.inputs)] for c in cases}
     cases = [c for c in cases if probes[id(c)]]
     runs = [(_submit(pool, c.reference, probes[id(c)], cfg.reference_time_limit_s),
-             _submit(pool, c.reference, probes[id(c)], cfg.reference_time_limit_s)) for c in cases]
+             _submit(pool, c.reference, probes[id(c)], cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
+            for c in cases]
     expected: dict[int, list[str]] = {}
     for c, (first, second) in zip(cases, runs):
         expected[id(c)], problems = reference_outputs(probes[id(c)], [f.result() for f in first],

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from spade.config import GenerationConfig
+from spade.config import ExecutorConfig, GenerationConfig
 from spade.kinds import kind_of, validate_tasks
 from spade.kinds.program.run import MAX_OUTPUT_CAP
 from spade.records import ExecStatus, TestStatus
+from spade.sandbox import SandboxPool
 from tests.kinds.program.helpers import program_task
 
 ANSWER = "import sys\nd = sys.stdin.read().split()\nn = list(map(int, d[1:]))\nprint(sum(n), max(n))\n"
@@ -95,3 +96,11 @@ def test_validation_refuses_hostile_or_broken_references(pool):
     outcomes = validate_tasks(tasks, pool, GenerationConfig(reference_time_limit_s=0.5))
     assert time.monotonic() - started < 30
     assert [o.reasons[0] for o in outcomes] == [reason for _, reason in HOSTILE_REFERENCES.values()]
+
+
+def test_a_reference_whose_output_depends_on_the_str_hash_seed_is_refused():
+    # One worker: both runs of the reference would share its hash seed but for the second run's own seed.
+    code = "print(next(iter({chr(97 + i) for i in range(26)})))\n"
+    with SandboxPool(ExecutorConfig(workers=1)) as single:
+        (outcome,) = validate_tasks([program_task(reference=code)], single, GenerationConfig(reference_time_limit_s=0.5))
+    assert outcome.reasons[:1] == ("nondeterministic",), outcome.details
