@@ -40,9 +40,9 @@ Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
 - reward hacking: test_hostile.py::test_hard_coded_public_tests_fail_the_hidden_ones
 - verdicts that depend on the worker: every zygote starts with one fixed str hash seed (layers.GRADING_HASH_SEED),
   so set and dict order of strings is the same on every worker and in every run; a Job may ask for another seed
-  (a worker of that seed is started for it), which validation uses to refuse references whose answer depends on it:
-  test_pool.py::test_every_worker_grades_under_one_fixed_hash_seed_and_a_job_may_ask_for_another;
-  tests/validate/test_dynamic.py::test_a_reference_whose_answer_depends_on_the_str_hash_seed_is_rejected
+  (a worker of that seed is started for it), which validation uses to refuse references whose answer depends on it
+  (tests/validate/test_dynamic.py, tests/kinds/program/test_program_adversarial.py):
+  test_pool.py::test_every_worker_grades_under_one_fixed_hash_seed_and_a_job_may_ask_for_another
 - residue across jobs: test_residue.py::test_a_candidate_scanning_its_memory_finds_nothing_of_the_previous_job,
   ::test_the_process_that_forks_candidates_holds_no_control_pipe,
   ::test_a_tree_deeper_than_path_max_is_removed_before_the_next_candidate,
