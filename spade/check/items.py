@@ -43,14 +43,15 @@ def task_design(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     g = cfg.generation
     return [
         CheckItem("task design", "deterministic executor", facts.deterministic and cfg.executor.mode != "subprocess",
-                  f"{facts.determinism_detail}; mode {cfg.executor.mode}; references run twice and must agree",
+                  f"{facts.determinism_detail}; mode {cfg.executor.mode}; one str hash seed on every worker; "
+                  "references run twice, under two hash seeds, and must agree",
                   "executor.mode"),
         CheckItem("task design", "edge-case coverage", g.max_mutants > 0 and g.mutant_kill_ratio > 0,
                   f"up to {g.max_mutants} mutants per reference, tests must catch ≥ {g.mutant_kill_ratio:.0%}, "
                   f"{g.probe_inputs} probe inputs", "generation.max_mutants, generation.mutant_kill_ratio"),
         CheckItem("task design", "reference validation", True,
-                  f"every reference runs twice in the sandbox before acceptance (limit {g.reference_time_limit_s} s "
-                  "per test; spade.validate.dynamic)", "generation.reference_time_limit_s"),
+                  f"every reference runs twice in the sandbox before acceptance, the second time under another str "
+                  f"hash seed (limit {g.reference_time_limit_s} s per test; spade.validate.dynamic)", "generation.reference_time_limit_s"),
     ]
 
 
