@@ -18,7 +18,7 @@ Departures from it, all deliberate:
 - Examples are seen in a seeded shuffle, cycled if fewer than steps × batch; sequences longer than
   max_seq_len are cut from the right; gradients are clipped to norm 1.0; no warm-up or learning-rate schedule.
 - Loss is the mean over completion tokens of the batch (prompt tokens are masked out), plus, with
-  training.kl_beta > 0, kl_beta times the mean over those tokens of KL(policy || base), the base being the same
+  training.kl_beta > 0 (auto: 0.5), kl_beta times the mean over those tokens of KL(policy || base), the base being the same
   model with its LoRA adapters off (no copy is kept): an anchor to the base's habits, which RFT alone drifts from.
 """
 
@@ -122,8 +122,8 @@ class RftTrainer:
                 with self._autocast():
                     out = model(input_ids=ids, attention_mask=mask, labels=labels)
                     loss = out.loss
-                    if self.config.kl_beta > 0:
-                        loss = loss + self.config.kl_beta * kl_to_base(model, ids, mask, labels, out.logits)
+                    if self.config.kl_weight > 0:
+                        loss = loss + self.config.kl_weight * kl_to_base(model, ids, mask, labels, out.logits)
                 if not torch.isfinite(loss):
                     raise TrainingError(f"loss became {loss.item()} at step {len(losses) + 1}; lower training.lr")
                 self.optimizer.zero_grad(set_to_none=True)

@@ -10,8 +10,9 @@ from spade.records import Task, TestCase
 
 THREADS = int(os.environ.get("SPADE_TEST_THREADS", "1"))
 SAMPLING = SamplingConfig(dtype="float32", max_new_tokens=24, batch_size=8, threads=THREADS)
+# Plain RFT (no KL anchor, which the default turns on): a few steps that must visibly move the model.
 TRAINING = TrainingConfig(lora_r=8, lora_alpha=16, lr=3e-3, steps_per_update=4, epochs=0, batch_size=4,
-                          max_seq_len=192)
+                          max_seq_len=192, kl_beta=0)
 
 ADD = Task("add", "Return the sum of two integers.", "def add(a: int, b: int) -> int:", "add", 0.1,
            test_cases=(TestCase((1, 2), 3),))

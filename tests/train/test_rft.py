@@ -132,7 +132,12 @@ def test_kl_beta_needs_rft_with_lora():
     from spade.config import load_config
     from spade.errors import ConfigError
 
-    assert load_config(None, {"training.kl_beta": 0.1}).training.kl_beta == 0.1
+    assert load_config(None, {"training.kl_beta": 0.1}).training.kl_weight == 0.1
+    # auto (the default): the anchor for RFT with LoRA, off for the methods and full fine-tunes it cannot serve
+    assert load_config(None).training.kl_beta == "auto" and load_config(None).training.kl_weight == 0.5
+    for other in ({"training.update_method": "dpo"}, {"training.update_method": "grpo"}, {"training.lora_r": 0}):
+        assert load_config(None, other).training.kl_weight == 0.0
+    assert load_config(None, {"training.kl_beta": 0}).training.kl_weight == 0.0
     with pytest.raises(ConfigError, match=r"training.kl_beta = 0.1 needs update_method 'rft' with LoRA"):
         load_config(None, {"training.kl_beta": 0.1, "training.update_method": "dpo"})
     with pytest.raises(ConfigError, match="lora_r = 0"):
