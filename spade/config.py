@@ -613,8 +613,10 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> SpadeConfi
 
 
 def _one_line(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    key = ".".join(str(p) for p in err["loc"]) or "(root)"
+    errors = exc.errors()
+    err = errors[0]
+    loc = _field_loc(err)
+    key = ".".join(loc) or "(root)"
     value = err.get("input")
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -631,9 +633,23 @@ def _one_line(exc: ValidationError) -> str:
         return msg
     ctx = err.get("ctx") or {}
     bounds = [f"{op} {ctx[k]}" for k, op in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")) if k in ctx]
-    allowed = f" (allowed: {' and '.join(bounds)})" if bounds else ""
-    extra = "" if len(exc.errors()) == 1 else f" (+{len(exc.errors()) - 1} more)"
+    # A key that takes a number or a word (batch_size: auto) fails once per branch: name the word as allowed too.
+    words = [e["ctx"]["expected"] for e in errors[1:] if e["type"] == "literal_error" and _field_loc(e) == loc]
+    allowed = f" (allowed: {' and '.join(bounds)}" if bounds else ""
+    if words:
+        allowed += (", or " if bounds else " (or ") + " or ".join(words)
+    allowed += ")" if allowed else ""
+    others = sum(1 for e in errors[1:] if _field_loc(e) != loc)
+    extra = f" (+{others} more)" if others else ""
     return f"{key} = {short(value)}: {msg}{allowed}{extra}"
+
+
+def _field_loc(err: Any) -> tuple[str, ...]:
+    """An error's key path without pydantic's union-branch tags ('constrained-int', "literal['auto']")."""
+    return tuple(str(p) for p in err["loc"] if not (isinstance(p, str) and p.startswith(_UNION_TAGS)))
+
+
+_UNION_TAGS = ("constrained-", "literal[", "function-", "lax-or-strict[", "json-or-python[")
 
 
 def dump_defaults() -> str:

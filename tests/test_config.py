@@ -49,6 +49,8 @@ def test_write_up_config_is_accepted_as_is(tmp_path):
         ("executor:\n  memory_limit: lots\n", ["executor.memory_limit", "lots", "512m"]),
         ("evolution:\n  difficulty_low: 0.9\n  difficulty_high: 0.2\n", ["difficulty_low", "difficulty_high"]),
         ("executor:\n  isolation: paranoid\n", ["executor.isolation", "paranoid", "strict"]),
+        ("training:\n  kl_beta: -1\n", ["training.kl_beta = -1:", "≥ 0", "or 'auto'"]),
+        ("sampling:\n  batch_size: lots\n", ["sampling.batch_size = 'lots':", "'auto'"]),
         ("- a\n- b\n", ["mapping"]),
         ("executor: [\n", ["not valid YAML"]),
     ],
@@ -59,7 +61,7 @@ def test_bad_config_is_refused_in_one_line_naming_key_and_value(tmp_path, text, 
     with pytest.raises(ConfigError) as info:
         load_config(path)
     message = str(info.value)
-    assert "\n" not in message
+    assert "\n" not in message and "constrained" not in message and "more)" not in message
     for part in expected:
         assert part in message
 
