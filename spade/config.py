@@ -635,21 +635,20 @@ def _one_line(exc: ValidationError) -> str:
     bounds = [f"{op} {ctx[k]}" for k, op in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")) if k in ctx]
     # A key that takes a number or a word (batch_size: auto) fails once per branch: name the word as allowed too.
     words = [e["ctx"]["expected"] for e in errors[1:] if e["type"] == "literal_error" and _field_loc(e) == loc]
-    allowed = f" (allowed: {' and '.join(bounds)}" if bounds else ""
-    if words:
-        allowed += (", or " if bounds else " (or ") + " or ".join(words)
-    allowed += ")" if allowed else ""
+    alternatives = [" and ".join(bounds)] if bounds else []
+    alternatives += [" or ".join(words)] if words else []
+    allowed = f" ({'allowed: ' if bounds else 'or '}{', or '.join(alternatives)})" if alternatives else ""
     others = sum(1 for e in errors[1:] if _field_loc(e) != loc)
     extra = f" (+{others} more)" if others else ""
     return f"{key} = {short(value)}: {msg}{allowed}{extra}"
 
 
+_UNION_TAGS = ("constrained-", "literal[", "function-", "lax-or-strict[", "json-or-python[")
+
+
 def _field_loc(err: Any) -> tuple[str, ...]:
     """An error's key path without pydantic's union-branch tags ('constrained-int', "literal['auto']")."""
     return tuple(str(p) for p in err["loc"] if not (isinstance(p, str) and p.startswith(_UNION_TAGS)))
-
-
-_UNION_TAGS = ("constrained-", "literal[", "function-", "lax-or-strict[", "json-or-python[")
 
 
 def dump_defaults() -> str:

@@ -18,8 +18,9 @@ Departures from it, all deliberate:
 - Examples are seen in a seeded shuffle, cycled if fewer than steps × batch; sequences longer than
   max_seq_len are cut from the right; gradients are clipped to norm 1.0; no warm-up or learning-rate schedule.
 - Loss is the mean over completion tokens of the batch (prompt tokens are masked out), plus, with
-  training.kl_beta > 0 (auto: 0.5), kl_beta times the mean over those tokens of KL(policy || base), the base being the same
-  model with its LoRA adapters off (no copy is kept): an anchor to the base's habits, which RFT alone drifts from.
+  training.kl_beta > 0 (auto: 0.5), kl_beta times the mean over those tokens of KL(policy || base), the base
+  being the same model with its LoRA adapters off (no copy is kept): an anchor to the base's habits, which RFT
+  alone drifts from.
 """
 
 from __future__ import annotations
