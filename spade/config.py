@@ -253,6 +253,11 @@ class TrainingConfig(_Section):
     the policy's own successes."""
     rationalize_samples: int = Field(2, ge=1, le=64)
     """RFT with rationalize: hinted samples per unsolved task."""
+    references: bool = False
+    """RFT: the reference solution of each task none of whose samples passed this iteration joins the update's
+    buffer as an answer to the plain prompt (supervised learning on the generator's references, checked by
+    execution at validation; no sampling cost). Like rationalize, it learns from the generator, not only from the
+    policy's own successes."""
     max_seq_len: int = Field(384, ge=32, le=32768)
     update_every: int = Field(1, ge=1, le=100000)
     """Iterations between policy updates."""

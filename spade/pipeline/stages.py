@@ -105,15 +105,22 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
 
 def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: list[Rollout]) -> tuple[Sample, ...]:
     """With training.rationalize (RFT only): hinted samples of the tasks no rollout solved, the passing ones kept
-    for this iteration's update (spade.train.rationalize). They are not rollouts: neither stored as candidates nor
-    seen by the controller, which measures the policy without hints."""
+    for this iteration's update (spade.train.rationalize); with training.references, those tasks' references too.
+    They are not rollouts: neither stored as candidates nor seen by the controller, which measures the policy
+    without hints."""
     cfg = e.cfg
     training = cfg.training
     updates_now = w.iteration % training.update_every == training.update_every - 1  # as `update` decides
-    if not training.rationalize or training.update_method != "rft" or e.trainer is None or not updates_now:
+    if not (training.rationalize or training.references) or training.update_method != "rft" or e.trainer is None \
+            or not updates_now:
         return ()
-    from spade.train.rationalize import rationalize
+    from spade.train.rationalize import rationalize, reference_answers
 
+    references = reference_answers(tasks, rollouts) if training.references else ()
+    if references:
+        w.metrics |= {"reference_samples": len(references)}
+    if not training.rationalize:
+        return references
     started = time.perf_counter()
     e.progress("rationalize", 0, 1)
     found = rationalize(e.policy, e.grader, tasks, rollouts, n=cfg.training.rationalize_samples,
@@ -123,7 +130,7 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
                   "rationalize_samples": len(found.samples)}
     e.timed("rationalize", started)
     e.progress("rationalize", 1, 1)
-    return found.samples
+    return found.samples + references
 
 
 def record_rollouts(e: Engine, w: IterationWrite, tasks: Sequence[Task], rollouts: list[Rollout]) -> None:

@@ -51,6 +51,14 @@ def unsolved(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> list[Task]:
     return out
 
 
+def reference_answers(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> tuple[Sample, ...]:
+    """The references of the unsolved tasks as passing answers to their plain prompts (training.references): the
+    code as the policy would write it after the prompt's opening fence, then the closing fence. A reference passed
+    its task's tests when the task was validated, so it is not graded again."""
+    return tuple(Sample(t.task_id, t.reference_solution.strip("\n") + "\n```", t.reference_solution, True, 0)
+                 for t in unsolved(tasks, rollouts) if t.reference_solution)
+
+
 def hinted(task: Task) -> Task:
     """The task with its reference appended to the description (what the policy is shown while rationalising)."""
     assert task.reference_solution is not None

@@ -9,7 +9,7 @@ from spade.config import ExecutorConfig, RewardConfig, TrainingConfig
 from spade.records import Completion, Task, TestCase
 from spade.rollout import Grader
 from spade.train.buffer import Sample, rft_buffer
-from spade.train.rationalize import HINT, hinted, rationalize, unsolved
+from spade.train.rationalize import HINT, hinted, rationalize, reference_answers, unsolved
 
 ZORB = Task("zorb", "Return the zorblax number of n.", "def zorb(n: int) -> int:", "zorb", 0.4,
             test_cases=(TestCase((1,), 10), TestCase((2,), 17)), hidden_test_cases=(TestCase((5,), 38),),
@@ -59,6 +59,19 @@ def test_rationales_join_the_buffer_outside_the_learning_zone_and_are_counted():
     assert chosen == [rationale]  # a task with pass rate 0 is outside the zone, but a rationale still counts
     assert stats["rationalized"] == 2
     assert rft_buffer([], _StubStore(), training, 0.3)[0] == []
+
+
+def test_references_answer_only_unsolved_tasks_in_the_form_the_policy_writes(pool):
+    """training.references: the reference of each task no rollout solved, as a completion after the prompt's
+    opening fence; graded like a sampled answer it passes, and its extracted code is the reference."""
+    grader = Grader(pool, RewardConfig())
+    other = replace(ZORB, task_id="other")
+    rollouts = grader.grade([ZORB, other], [Completion(WRONG + "```"), Completion(PLAIN + "```")], ids=["a", "b"])
+    answers = reference_answers([ZORB, other], rollouts)
+    assert [(s.task_id, s.passed, s.code) for s in answers] == [("zorb", True, ZORB.reference_solution)]
+    again = grader.grade([ZORB], [Completion(answers[0].completion)], ids=["ref"])[0]
+    assert again.passed and again.candidate.code.strip() == ZORB.reference_solution.strip()
+    assert reference_answers([other], rollouts) == ()
 
 
 class _Echo:
