@@ -23,7 +23,10 @@ In parallel, one process per arm, then one table:
 --label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones.
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
-runs/eff-c --suites heldout --out runs/eff-c-v2
+runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
+merged run). Greedy pass@1 is the protocol of the target; --eval-samples 8 --eval-temperature 1 also reports each
+task's passing share of 8 samples (suites named 'builtin@8xT1'), a steadier read than one greedy answer a task:
+.venv/bin/python bench/efficacy.py --reeval runs/eff-c --suites builtin,heldout --eval-samples 8 --eval-temperature 1
 """
 
 from __future__ import annotations
@@ -113,8 +116,15 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
     return {**counts, "train_pass_rate": pass_rate, "train_wall_s": round(wall, 1), "train_cpu_s": round(cpu, 1)}
 
 
+def suite_key(suite: str, samples: int, temperature: float) -> str:
+    """A suite's name in the results: the suite alone for greedy pass@1 (the protocol of every table so far), else
+    with its samples and temperature ('builtin@8xT1'), so sampled figures sit beside the greedy ones."""
+    return suite if samples == 1 and temperature == 0 else f"{suite}@{samples}xT{temperature:g}"
+
+
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
-                 max_new_tokens: int, run_dir: Path | None = None) -> dict[str, Any]:
+                 max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
+                 temperature: float = 0.0) -> dict[str, Any]:
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import load_suite
@@ -130,11 +140,12 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
                 tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
             tasks = tasks[:limit] if limit else tasks
             started = time.perf_counter()
-            report = evaluate(policy, pool, tasks, samples=1, temperature=0.0, ks=(1,), seed=0, suite=suite)
-            scores[suite] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
+            report = evaluate(policy, pool, tasks, samples=samples, temperature=temperature, ks=(1,), seed=0,
+                              suite=suite)
+            scores[suite_key(suite, samples, temperature)] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
                              "eval_s": round(time.perf_counter() - started, 1),
                              "per_task": {t: c / n for t, n, c in report.per_task}}
-            print(f"  {suite}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
+            print(f"  {suite_key(suite, samples, temperature)}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
     return scores
 
 
@@ -148,6 +159,11 @@ def main() -> None:
     p.add_argument("--fixed-difficulty", type=float, default=None)
     p.add_argument("--suites", default="builtin,heldout,humaneval")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
+    p.add_argument("--eval-samples", type=int, default=1,
+                   help="samples per task when evaluating; above 1, pass@1 is each task's passing share and the "
+                        "suite is reported as SUITE@NxT (use with --eval-temperature)")
+    p.add_argument("--eval-temperature", type=float, default=0.0, help="sampling temperature when evaluating "
+                   "(0: greedy, the protocol of the target)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", default=[], dest="set_items", metavar="SECTION.KEY=VALUE",
@@ -158,10 +174,17 @@ def main() -> None:
     p.add_argument("--reeval", type=Path, default=None, metavar="DIR",
                    help="train nothing: grade DIR's arms (their last checkpoints) again on --suites and write OUT/"
                         "efficacy.json with those suites' figures replaced")
+    p.add_argument("--only", default="", metavar="NAMES",
+                   help="with --reeval: grade only these arms (comma-separated, as named in the results) and write "
+                        "only them")
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
     args = p.parse_args()
+    if args.eval_samples < 1 or args.eval_temperature < 0 or (args.eval_samples > 1 and args.eval_temperature == 0):
+        sys.exit(f"--eval-samples {args.eval_samples} --eval-temperature {args.eval_temperature}: give at least one "
+                 "sample, a temperature >= 0, and a temperature above 0 with more than one sample (greedy "
+                 "samples are all alike)")
     try:
         args.sets = parse_sets(args.set_items)
     except ConfigError as exc:
@@ -189,11 +212,13 @@ def main() -> None:
             row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
             checkpoints = args.out / arm / "checkpoints"
         row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
-                                   args.out / arm if arm != "none" else None)
+                                   args.out / arm if arm != "none" else None, args.eval_samples,
+                                   args.eval_temperature)
         results["arms"][name] = row
         results_path.write_text(json.dumps(results, indent=1))
-    print_table(results, suites)
-    print_differences(results, suites)
+    keys = [suite_key(s, args.eval_samples, args.eval_temperature) for s in suites]
+    print_table(results, keys)
+    print_differences(results, keys)
     print(f"results: {results_path}")
     print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
 
@@ -206,6 +231,12 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
     if not path.is_file():
         sys.exit(f"--reeval: {path} does not exist; give the --out directory of an efficacy run")
     results = json.loads(path.read_text())
+    only = [a for a in args.only.split(",") if a]
+    missing = [a for a in only if a not in results["arms"]]
+    if missing:
+        sys.exit(f"--only: {source} has no arm {missing[0]!r}; it has {', '.join(results['arms'])}")
+    if only:
+        results["arms"] = {a: results["arms"][a] for a in only}
     suites = [s for s in args.suites.split(",") if s]
     args.out.mkdir(parents=True, exist_ok=True)
     for name, row in results["arms"].items():
@@ -220,9 +251,9 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
         print(f"== arm {name}: graded again on {', '.join(suites)}", flush=True)
         fresh = evaluate_arm(cfg, run_dir / "checkpoints" if run_dir else None, suites, args.eval_limit,
-                             args.eval_max_new_tokens, run_dir)
+                             args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature)
         row["eval"] = {**row["eval"], **fresh}
-        row["regraded"] = sorted({*row.get("regraded", []), *suites})
+        row["regraded"] = sorted({*row.get("regraded", []), *fresh})
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
     shown = list(next(iter(results["arms"].values()))["eval"])
     print_table(results, shown)
