@@ -84,3 +84,27 @@ def test_differences_on_the_held_out_suite_are_also_printed_for_its_plain_and_co
     assert lines[0].startswith("fixed - none on heldout: +0.250") and "4 tasks" in lines[0]
     assert lines[1].startswith("  heldout plain only: +0.500") and "2 tasks" in lines[1]
     assert lines[2].startswith("  heldout composed only: +0.000") and "2 tasks" in lines[2]
+
+
+def test_sampled_pass_at_1_is_reported_beside_greedy_for_the_chosen_arms_only(tmp_path):
+    greedy = {"pass@1": 0.5, "tasks": 2, "eval_s": 1.0, "per_task": {"builtin/x": 0.5}}
+    source = _recorded(tmp_path, {
+        "none": {"rollouts": 0, "updates": 0, "iterations": 0, "sets": [], "eval": {"builtin": greedy}},
+        "coevolve+t1kl": {"rollouts": 1, "updates": 1, "iterations": 1, "sets": [], "eval": {"builtin": greedy}}})
+    done = _reeval(str(source), "--only", "none", "--suites", "builtin", "--eval-limit", "2", "--eval-samples", "2",
+                   "--eval-temperature", "1", "--threads", "1", "--out", str(tmp_path / "again"))
+    assert done.returncode == 0, done.stderr[-2000:]  # coevolve+t1kl has no checkpoints: not graded
+    arms = json.loads((tmp_path / "again" / "efficacy.json").read_text())["arms"]
+    assert list(arms) == ["none"] and arms["none"]["regraded"] == ["builtin@2xT1"]
+    sampled = arms["none"]["eval"]["builtin@2xT1"]
+    assert sampled["tasks"] == 2 and set(sampled["per_task"].values()) <= {0.0, 0.5, 1.0}
+    assert arms["none"]["eval"]["builtin"] == greedy
+
+
+def test_eval_sampling_flags_and_unknown_arms_are_refused_with_the_fix(tmp_path):
+    source = _recorded(tmp_path, {"none": {"rollouts": 0, "updates": 0, "iterations": 0, "sets": [], "eval": {}}})
+    many_greedy = _reeval(str(source), "--eval-samples", "4", "--out", str(tmp_path / "x"))
+    assert many_greedy.returncode != 0 and "a temperature above 0 with more than one sample" in many_greedy.stderr
+    unknown = _reeval(str(source), "--only", "fixed", "--out", str(tmp_path / "x"))
+    assert unknown.returncode != 0 and "has no arm 'fixed'; it has none" in unknown.stderr
+    assert "Traceback" not in many_greedy.stderr + unknown.stderr
