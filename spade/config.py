@@ -254,10 +254,10 @@ class TrainingConfig(_Section):
     rationalize_samples: int = Field(2, ge=1, le=64)
     """RFT with rationalize: hinted samples per unsolved task."""
     references: bool = False
-    """RFT: the reference solution of each task none of whose samples passed this iteration joins the update's
-    buffer as an answer to the plain prompt (supervised learning on the generator's references, checked by
-    execution at validation; no sampling cost). Like rationalize, it learns from the generator, not only from the
-    policy's own successes."""
+    """RFT: the reference solution of each Python function task none of whose samples passed this iteration joins
+    the update's buffer as an answer to the plain prompt (supervised learning on the generator's references,
+    checked by execution at validation; no sampling cost). Like rationalize, it learns from the generator, not only
+    from the policy's own successes."""
     max_seq_len: int = Field(384, ge=32, le=32768)
     update_every: int = Field(1, ge=1, le=100000)
     """Iterations between policy updates."""
@@ -291,6 +291,16 @@ class TrainingConfig(_Section):
                 f"the LoRA model with its adapters off); here update_method = {self.update_method!r}, lora_r = "
                 f"{self.lora_r}. Set kl_beta to 0 or auto, or use dpo_beta / grpo_beta for the other methods"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _rft_only(self) -> TrainingConfig:
+        for key in ("rationalize", "references"):
+            if getattr(self, key) and self.update_method != "rft":
+                raise ValueError(
+                    f"training.{key} = true adds answers to RFT's buffer, but update_method = {self.update_method!r} "
+                    f"has none. Set update_method to 'rft' or {key} to false"
+                )
         return self
 
 

@@ -5,7 +5,8 @@ In: an iteration's tasks and graded rollouts, the policy, the grading path. Out:
 of the unsolved tasks (each graded on the task itself, hidden tests included) for the RFT buffer, and counts. The
 hint is in the task's description only while sampling; training pairs the answer with the prompt without it.
 It learns from the generator's references rather than from the policy alone (bench/efficacy.py reports an arm
-with it and one without).
+with it and one without). `reference_answers` (training.references) goes further: the references of the unsolved
+tasks themselves, as answers to the plain prompt, with no hinted sampling.
 """
 
 from __future__ import annotations

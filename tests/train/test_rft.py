@@ -140,5 +140,16 @@ def test_kl_beta_needs_rft_with_lora():
     assert load_config(None, {"training.kl_beta": 0}).training.kl_weight == 0.0
     with pytest.raises(ConfigError, match=r"training.kl_beta = 0.1 needs update_method 'rft' with LoRA"):
         load_config(None, {"training.kl_beta": 0.1, "training.update_method": "dpo"})
+
+
+def test_answers_from_the_generator_need_rft():
+    from spade.config import load_config
+    from spade.errors import ConfigError
+
+    assert load_config(None, {"training.references": True}).training.references
+    for key in ("references", "rationalize"):
+        with pytest.raises(ConfigError, match=rf"training.{key} = true adds answers to RFT's buffer, but "
+                                              r"update_method = 'dpo' has none. Set update_method to 'rft'"):
+            load_config(None, {f"training.{key}": True, "training.update_method": "dpo"})
     with pytest.raises(ConfigError, match="lora_r = 0"):
         load_config(None, {"training.kl_beta": 0.1, "training.lora_r": 0})
