@@ -24,9 +24,9 @@ In parallel, one process per arm, then one table:
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
-merged run). Greedy pass@1 is the protocol of the target; --eval-samples 8 --eval-temperature 1 also reports each
-task's passing share of 8 samples (suites named 'builtin@8xT1'), a steadier read than one greedy answer a task:
-.venv/bin/python bench/efficacy.py --reeval runs/eff-c --suites builtin,heldout --eval-samples 8 --eval-temperature 1
+merged run). Greedy pass@1 is the protocol of the target; --eval-samples 8 --eval-temperature 0.2 also reports
+each task's passing share of 8 samples (suites named 'builtin@8xT0.2'), a steadier read than one greedy answer a
+task: .venv/bin/python bench/efficacy.py --reeval runs/eff-c --suites builtin --eval-samples 8 --eval-temperature 0.2
 """
 
 from __future__ import annotations
@@ -142,10 +142,11 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
             started = time.perf_counter()
             report = evaluate(policy, pool, tasks, samples=samples, temperature=temperature, ks=(1,), seed=0,
                               suite=suite)
-            scores[suite_key(suite, samples, temperature)] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
-                             "eval_s": round(time.perf_counter() - started, 1),
-                             "per_task": {t: c / n for t, n, c in report.per_task}}
-            print(f"  {suite_key(suite, samples, temperature)}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
+            key = suite_key(suite, samples, temperature)
+            scores[key] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
+                           "eval_s": round(time.perf_counter() - started, 1),
+                           "per_task": {t: c / n for t, n, c in report.per_task}}
+            print(f"  {key}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
     return scores
 
 

@@ -57,7 +57,7 @@ def reference_answers(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> tup
     code as the policy would write it after the prompt's opening fence, then the closing fence. A reference passed
     its task's tests when the task was validated, so it is not graded again."""
     return tuple(Sample(t.task_id, t.reference_solution.strip("\n") + "\n```", t.reference_solution, True, 0)
-                 for t in unsolved(tasks, rollouts) if t.reference_solution)
+                 for t in unsolved(tasks, rollouts))  # unsolved tasks all have a reference
 
 
 def hinted(task: Task) -> Task:
