@@ -253,11 +253,20 @@ class TrainingConfig(_Section):
     the policy's own successes."""
     rationalize_samples: int = Field(2, ge=1, le=64)
     """RFT with rationalize: hinted samples per unsolved task."""
-    references: bool = False
-    """RFT: the reference solution of each Python function task none of whose samples passed this iteration joins
-    the update's buffer as an answer to the plain prompt (supervised learning on the generator's references,
-    checked by execution at validation; no sampling cost). Like rationalize, it learns from the generator, not only
-    from the policy's own successes."""
+    references: Literal["off", "unsolved", "all"] = "off"
+    """RFT: the generator's validated references as answers to the plain prompt (supervised learning on them,
+    checked by execution at validation; no sampling cost). unsolved: the reference of each Python function task
+    none of whose samples passed this iteration joins the update's buffer; all: the reference of every Python
+    function task sampled this iteration; off: none. true / false read as unsolved / off. Like rationalize, it
+    learns from the generator, not only from the policy's own successes."""
+
+    @field_validator("references", mode="before")
+    @classmethod
+    def _references_bool(cls, value: Any) -> Any:
+        if value is True:
+            return "unsolved"
+        return "off" if value is False else value
+
     max_seq_len: int = Field(384, ge=32, le=32768)
     update_every: int = Field(1, ge=1, le=100000)
     """Iterations between policy updates."""
@@ -295,11 +304,11 @@ class TrainingConfig(_Section):
 
     @model_validator(mode="after")
     def _rft_only(self) -> TrainingConfig:
-        for key in ("rationalize", "references"):
-            if getattr(self, key) and self.update_method != "rft":
+        for key, on, off in (("rationalize", self.rationalize, "false"), ("references", self.references != "off", "off")):
+            if on and self.update_method != "rft":
                 raise ValueError(
-                    f"training.{key} = true adds answers to RFT's buffer, but update_method = {self.update_method!r} "
-                    f"has none. Set update_method to 'rft' or {key} to false"
+                    f"training.{key} = {getattr(self, key)!r} adds answers to RFT's buffer, but update_method = "
+                    f"{self.update_method!r} has none. Set update_method to 'rft' or {key} to {off}"
                 )
         return self
 

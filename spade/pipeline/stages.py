@@ -105,18 +105,20 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
 
 def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollouts: list[Rollout]) -> tuple[Sample, ...]:
     """With training.rationalize (RFT only): hinted samples of the tasks no rollout solved, the passing ones kept
-    for this iteration's update (spade.train.rationalize); with training.references, those tasks' references too.
+    for this iteration's update (spade.train.rationalize); with training.references, those tasks' references (all:
+    every sampled task's) too.
     They are not rollouts: neither stored as candidates nor seen by the controller, which measures the policy
     without hints."""
     cfg = e.cfg
     training = cfg.training
     updates_now = w.iteration % training.update_every == training.update_every - 1  # as `update` decides
-    if not (training.rationalize or training.references) or training.update_method != "rft" or e.trainer is None \
+    if not (training.rationalize or training.references != "off") or training.update_method != "rft" or e.trainer is None \
             or not updates_now:
         return ()
     from spade.train.rationalize import rationalize, reference_answers
 
-    references = reference_answers(tasks, rollouts) if training.references else ()
+    references = () if training.references == "off" else \
+        reference_answers(tasks, rollouts, every=training.references == "all")
     if references:
         w.metrics |= {"reference_samples": len(references)}
     if not training.rationalize:

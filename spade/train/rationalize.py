@@ -5,8 +5,8 @@ In: an iteration's tasks and graded rollouts, the policy, the grading path. Out:
 of the unsolved tasks (each graded on the task itself, hidden tests included) for the RFT buffer, and counts. The
 hint is in the task's description only while sampling; training pairs the answer with the prompt without it.
 It learns from the generator's references rather than from the policy alone (bench/efficacy.py reports an arm
-with it and one without). `reference_answers` (training.references) goes further: the references of the unsolved
-tasks themselves, as answers to the plain prompt, with no hinted sampling.
+with it and one without). `reference_answers` (training.references) goes further: the references themselves (of the
+unsolved tasks, or of every task sampled), as answers to the plain prompt, with no hinted sampling.
 """
 
 from __future__ import annotations
@@ -39,25 +39,32 @@ class Rationales:
 
 def unsolved(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> list[Task]:
     """Python function tasks with a reference that had rollouts this iteration and none passed, in task order."""
+    return sampled(tasks, rollouts, solved=False)
+
+
+def sampled(tasks: Sequence[Task], rollouts: Sequence[Rollout], *, solved: bool = True) -> list[Task]:
+    """Python function tasks with a reference that had rollouts this iteration, in task order, each once;
+    solved=False keeps only those none of whose rollouts passed."""
     tried: dict[str, bool] = {}
     for r in rollouts:
         tried[r.task_id] = tried.get(r.task_id, False) or r.passed
     seen: set[str] = set()
     out = []
     for t in tasks:
-        if t.task_id in tried and not tried[t.task_id] and t.kind == PYTHON_FUNCTION and t.reference_solution \
-                and t.task_id not in seen:
+        if t.task_id in tried and (solved or not tried[t.task_id]) and t.kind == PYTHON_FUNCTION \
+                and t.reference_solution and t.task_id not in seen:
             seen.add(t.task_id)
             out.append(t)
     return out
 
 
-def reference_answers(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> tuple[Sample, ...]:
-    """The references of the unsolved tasks as passing answers to their plain prompts (training.references): the
-    code as the policy would write it after the prompt's opening fence, then the closing fence. A reference passed
-    its task's tests when the task was validated, so it is not graded again."""
+def reference_answers(tasks: Sequence[Task], rollouts: Sequence[Rollout], *, every: bool = False) -> tuple[Sample, ...]:
+    """The references of the unsolved tasks (every=True: of every task sampled this iteration) as passing answers
+    to their plain prompts (training.references unsolved / all): the code as the policy would write it after the
+    prompt's opening fence, then the closing fence. A reference passed its task's tests when the task was
+    validated, so it is not graded again."""
     return tuple(Sample(t.task_id, t.reference_solution.strip("\n") + "\n```", t.reference_solution, True, 0)
-                 for t in unsolved(tasks, rollouts))  # unsolved tasks all have a reference
+                 for t in sampled(tasks, rollouts, solved=every))  # these tasks all have a reference
 
 
 def hinted(task: Task) -> Task:

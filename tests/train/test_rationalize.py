@@ -72,6 +72,9 @@ def test_references_answer_only_unsolved_tasks_in_the_form_the_policy_writes(poo
     again = grader.grade([ZORB], [Completion(answers[0].completion)], ids=["ref"])[0]
     assert again.passed and again.candidate.code.strip() == ZORB.reference_solution.strip()
     assert reference_answers([other], rollouts) == ()
+    # training.references: all: every task sampled this iteration, solved or not, each once; unsampled ones never
+    every = reference_answers([ZORB, other, ZORB, replace(ZORB, task_id="unsampled")], rollouts, every=True)
+    assert [(s.task_id, s.code) for s in every] == [("zorb", ZORB.reference_solution), ("other", other.reference_solution)]
 
 
 class _Echo:

@@ -146,10 +146,17 @@ def test_answers_from_the_generator_need_rft():
     from spade.config import load_config
     from spade.errors import ConfigError
 
-    assert load_config(None, {"training.references": True}).training.references
-    for key in ("references", "rationalize"):
-        with pytest.raises(ConfigError, match=rf"training.{key} = true adds answers to RFT's buffer, but "
+    # references: off / unsolved / all; true and false (YAML's on / off too) read as unsolved / off
+    for given, read in ((True, "unsolved"), (False, "off"), ("all", "all"), ("unsolved", "unsolved")):
+        assert load_config(None, {"training.references": given}).training.references == read
+    assert load_config(None).training.references == "off"
+    assert load_config(None, {"training.references": False, "training.update_method": "dpo"}).training.references == "off"
+    with pytest.raises(ConfigError, match=r"training.references.*'off', 'unsolved' or 'all'"):
+        load_config(None, {"training.references": "some"})
+    for key, value, shown in (("references", True, "'unsolved'"), ("references", "all", "'all'"),
+                              ("rationalize", True, "True")):
+        with pytest.raises(ConfigError, match=rf"training.{key} = {shown} adds answers to RFT's buffer, but "
                                               r"update_method = 'dpo' has none. Set update_method to 'rft'"):
-            load_config(None, {f"training.{key}": True, "training.update_method": "dpo"})
+            load_config(None, {f"training.{key}": value, "training.update_method": "dpo"})
     with pytest.raises(ConfigError, match="lora_r = 0"):
         load_config(None, {"training.kl_beta": 0.1, "training.lora_r": 0})
