@@ -253,12 +253,20 @@ class TrainingConfig(_Section):
     the policy's own successes."""
     rationalize_samples: int = Field(2, ge=1, le=64)
     """RFT with rationalize: hinted samples per unsolved task."""
-    references: Literal["off", "unsolved", "all"] = "off"
+    references: Literal["auto", "off", "unsolved", "all"] = "auto"
     """RFT: the generator's validated references as answers to the plain prompt (supervised learning on them,
     checked by execution at validation; no sampling cost). unsolved: the reference of each Python function task
     none of whose samples passed this iteration joins the update's buffer; all: the reference of every Python
-    function task sampled this iteration; off: none. true / false read as unsolved / off. Like rationalize, it
+    function task sampled this iteration; off: none; auto: all with update_method rft, off otherwise (README,
+    "Does training help?": the benchmark's best lever). true / false read as unsolved / off. Like rationalize, it
     learns from the generator, not only from the policy's own successes."""
+
+    @property
+    def reference_mode(self) -> str:
+        """references with auto resolved: off, unsolved or all."""
+        if self.references == "auto":
+            return "all" if self.update_method == "rft" else "off"
+        return self.references
 
     @field_validator("references", mode="before")
     @classmethod
@@ -304,7 +312,8 @@ class TrainingConfig(_Section):
 
     @model_validator(mode="after")
     def _rft_only(self) -> TrainingConfig:
-        for key, on, off in (("rationalize", self.rationalize, "false"), ("references", self.references != "off", "off")):
+        for key, on, off in (("rationalize", self.rationalize, "false"),
+                             ("references", self.references not in ("off", "auto"), "auto or off")):
             if on and self.update_method != "rft":
                 raise ValueError(
                     f"training.{key} = {getattr(self, key)!r} adds answers to RFT's buffer, but update_method = "

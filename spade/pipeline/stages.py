@@ -112,13 +112,13 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
     cfg = e.cfg
     training = cfg.training
     updates_now = w.iteration % training.update_every == training.update_every - 1  # as `update` decides
-    if not (training.rationalize or training.references != "off") or training.update_method != "rft" or e.trainer is None \
+    if not (training.rationalize or training.reference_mode != "off") or training.update_method != "rft" or e.trainer is None \
             or not updates_now:
         return ()
     from spade.train.rationalize import rationalize, reference_answers
 
-    references = () if training.references == "off" else \
-        reference_answers(tasks, rollouts, every=training.references == "all")
+    references = () if training.reference_mode == "off" else \
+        reference_answers(tasks, rollouts, every=training.reference_mode == "all")
     if references:
         w.metrics |= {"reference_samples": len(references)}
     if not training.rationalize:

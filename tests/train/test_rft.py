@@ -146,12 +146,15 @@ def test_answers_from_the_generator_need_rft():
     from spade.config import load_config
     from spade.errors import ConfigError
 
-    # references: off / unsolved / all; true and false (YAML's on / off too) read as unsolved / off
+    # references: auto / off / unsolved / all; true and false (YAML's on / off too) read as unsolved / off
     for given, read in ((True, "unsolved"), (False, "off"), ("all", "all"), ("unsolved", "unsolved")):
-        assert load_config(None, {"training.references": given}).training.references == read
-    assert load_config(None).training.references == "off"
+        assert load_config(None, {"training.references": given}).training.reference_mode == read
+    # auto (the default): every sampled task's reference for RFT, none for the methods without RFT's buffer
+    assert load_config(None).training.references == "auto" and load_config(None).training.reference_mode == "all"
+    for method in ("dpo", "grpo"):
+        assert load_config(None, {"training.update_method": method}).training.reference_mode == "off"
     assert load_config(None, {"training.references": False, "training.update_method": "dpo"}).training.references == "off"
-    with pytest.raises(ConfigError, match=r"training.references.*'off', 'unsolved' or 'all'"):
+    with pytest.raises(ConfigError, match=r"training.references.*'auto', 'off', 'unsolved' or 'all'"):
         load_config(None, {"training.references": "some"})
     for key, value, shown in (("references", True, "'unsolved'"), ("references", "all", "'all'"),
                               ("rationalize", True, "True")):
