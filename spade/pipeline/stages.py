@@ -112,8 +112,8 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
     cfg = e.cfg
     training = cfg.training
     updates_now = w.iteration % training.update_every == training.update_every - 1  # as `update` decides
-    if not (training.rationalize or training.reference_mode != "off") or training.update_method != "rft" or e.trainer is None \
-            or not updates_now:
+    wanted = training.rationalize or training.reference_mode != "off"
+    if not wanted or training.update_method != "rft" or e.trainer is None or not updates_now:
         return ()
     from spade.train.rationalize import rationalize, reference_answers
 

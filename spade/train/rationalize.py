@@ -39,19 +39,19 @@ class Rationales:
 
 def unsolved(tasks: Sequence[Task], rollouts: Sequence[Rollout]) -> list[Task]:
     """Python function tasks with a reference that had rollouts this iteration and none passed, in task order."""
-    return sampled(tasks, rollouts, solved=False)
+    return sampled(tasks, rollouts, include_solved=False)
 
 
-def sampled(tasks: Sequence[Task], rollouts: Sequence[Rollout], *, solved: bool = True) -> list[Task]:
+def sampled(tasks: Sequence[Task], rollouts: Sequence[Rollout], *, include_solved: bool = True) -> list[Task]:
     """Python function tasks with a reference that had rollouts this iteration, in task order, each once;
-    solved=False keeps only those none of whose rollouts passed."""
+    include_solved=False keeps only those none of whose rollouts passed."""
     tried: dict[str, bool] = {}
     for r in rollouts:
         tried[r.task_id] = tried.get(r.task_id, False) or r.passed
     seen: set[str] = set()
     out = []
     for t in tasks:
-        if t.task_id in tried and (solved or not tried[t.task_id]) and t.kind == PYTHON_FUNCTION \
+        if t.task_id in tried and (include_solved or not tried[t.task_id]) and t.kind == PYTHON_FUNCTION \
                 and t.reference_solution and t.task_id not in seen:
             seen.add(t.task_id)
             out.append(t)
@@ -64,7 +64,7 @@ def reference_answers(tasks: Sequence[Task], rollouts: Sequence[Rollout], *, eve
     prompt's opening fence, then the closing fence. A reference passed its task's tests when the task was
     validated, so it is not graded again."""
     return tuple(Sample(t.task_id, t.reference_solution.strip("\n") + "\n```", t.reference_solution, True, 0)
-                 for t in sampled(tasks, rollouts, solved=every))  # these tasks all have a reference
+                 for t in sampled(tasks, rollouts, include_solved=every))  # these tasks all have a reference
 
 
 def hinted(task: Task) -> Task:
