@@ -21,6 +21,9 @@ Departures from it, all deliberate:
   training.kl_beta > 0 (auto: 0.5), kl_beta times the mean over those tokens of KL(policy || base), the base
   being the same model with its LoRA adapters off (no copy is kept): an anchor to the base's habits, which RFT
   alone drifts from.
+- A batch is computed one example at a time, gradients accumulated, each example unpadded and its vocabulary
+  logits taken only where they predict a completion token (`logits_to_keep`): the same loss and gradient as the
+  padded batch, without the padding's compute or the prompt positions' logits (bench/update.py measures it).
 """
 
 from __future__ import annotations
@@ -119,33 +122,30 @@ class RftTrainer:
         model.train()
         try:
             for batch in batches:
-                ids, mask, labels = _collate(batch, self.policy.tokenizer.pad_token_id)
-                with self._autocast():
-                    out = model(input_ids=ids, attention_mask=mask, labels=labels)
-                    loss = out.loss
-                    if self.config.kl_weight > 0:
-                        loss = loss + self.config.kl_weight * kl_to_base(model, ids, mask, labels, out.logits)
-                if not torch.isfinite(loss):
-                    raise TrainingError(f"loss became {loss.item()} at step {len(losses) + 1}; lower training.lr")
                 self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                loss = self._backward(batch)
+                if not math.isfinite(loss):
+                    raise TrainingError(f"loss became {loss} at step {len(losses) + 1}; lower training.lr")
                 torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], GRAD_CLIP)
                 self.optimizer.step()
-                losses.append(float(loss.item()))
+                losses.append(loss)
         finally:
             model.eval()
         self.updates += 1
         return UpdateStats(len(encoded), len(losses), losses[0], losses[-1], time.perf_counter() - started)
 
-    def batch_loss(self, examples: Sequence[TrainExample | tuple[Task, str]]) -> float:
-        """Mean completion-token loss on `examples` without updating anything (for checks and evaluation)."""
-        import torch
-
-        items = [e if isinstance(e, TrainExample) else TrainExample(e[0], e[1]) for e in examples]
-        encoded = [s for s in (self._encode(e) for e in items) if s is not None]
-        ids, mask, labels = _collate(encoded, self.policy.tokenizer.pad_token_id)
-        with torch.no_grad(), self._autocast():
-            return float(self.policy.model(input_ids=ids, attention_mask=mask, labels=labels).loss)
+    def _backward(self, batch: list[tuple[list[int], list[int]]]) -> float:
+        """Accumulate the gradient of the batch's loss, one example at a time; returns the loss."""
+        weight = self.config.kl_weight
+        tokens = sum(scored_tokens(labels) for _, labels in batch)
+        total = 0.0
+        for ids, labels in batch:
+            with self._autocast():
+                nll, kl = example_terms(self.policy.model, ids, labels, with_kl=weight > 0)
+                part = (nll + weight * kl if kl is not None else nll) / tokens
+            part.backward()
+            total += float(part.detach())
+        return total
 
     def _encode(self, example: TrainExample) -> tuple[list[int], list[int]] | None:
         tok = self.policy.tokenizer
@@ -168,17 +168,29 @@ class RftTrainer:
         return contextlib.nullcontext()
 
 
-def kl_to_base(model: Any, ids: Any, mask: Any, labels: Any, logits: Any) -> Any:
-    """Mean over the completion tokens (labels not IGNORE) of KL(policy || base) of the next-token distributions,
-    where the base is `model` (a peft model) with its adapters off; differentiable in the policy's logits."""
+def scored_tokens(labels: Sequence[int]) -> int:
+    """Tokens of an encoded example that the loss scores (its completion; the first token is never a target)."""
+    return sum(1 for label in labels[1:] if label != IGNORE)
+
+
+def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], *, with_kl: bool) -> tuple[Any, Any]:
+    """(summed next-token loss, summed KL(policy || base) or None) over one example's completion tokens, the base
+    being `model` (a peft model) with its adapters off. Unpadded, and the vocabulary logits only at the positions
+    that predict a completion token; differentiable in the policy."""
     import torch
 
-    scored = labels[:, 1:] != IGNORE  # logits at position t predict the label at t + 1
+    row = torch.tensor([list(ids)])
+    targets = torch.tensor(list(labels))
+    keep = torch.nonzero(targets[1:] != IGNORE).squeeze(1)  # logits at position t predict the label at t + 1
+    logits = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
+    policy = torch.log_softmax(logits.float(), dim=-1)
+    nll = -policy.gather(1, targets[keep + 1].unsqueeze(1)).sum()
+    if not with_kl:
+        return nll, None
     with torch.no_grad(), model.disable_adapter():
-        base = model(input_ids=ids, attention_mask=mask).logits[:, :-1][scored].float()
-    policy = torch.log_softmax(logits[:, :-1][scored].float(), dim=-1)
-    base = torch.log_softmax(base, dim=-1)
-    return (policy.exp() * (policy - base)).sum(dim=-1).mean()
+        base = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
+    base = torch.log_softmax(base.float(), dim=-1)
+    return nll, (policy.exp() * (policy - base)).sum()
 
 
 def update_steps(examples: int, config: TrainingConfig) -> int:
@@ -247,17 +259,3 @@ def _batches(
             order.extend(fresh)
         yield [encoded[i] for i in order[:size]]
         del order[:size]
-
-
-def _collate(batch: list[tuple[list[int], list[int]]], pad_id: int) -> tuple[Any, Any, Any]:
-    import torch
-
-    width = max(len(ids) for ids, _ in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
-    for row, (seq, lab) in enumerate(batch):
-        ids[row, : len(seq)] = torch.tensor(seq)
-        mask[row, : len(seq)] = 1
-        labels[row, : len(lab)] = torch.tensor(lab)
-    return ids, mask, labels

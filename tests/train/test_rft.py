@@ -92,23 +92,69 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
     trainer = RftTrainer(policy, TRAINING.model_copy(update={"epochs": 2.0, "batch_size": 2}))
     examples = [TrainExample(ADD, f"```python\ndef add(a, b):\n    return a + b  # {k}\n```") for k in range(3)]
     seen = []
-    real = rft._collate
-    monkeypatch.setattr(rft, "_collate", lambda batch, pad: seen.append(len(batch)) or real(batch, pad))
+    real = trainer._backward
+    monkeypatch.setattr(trainer, "_backward", lambda batch: seen.append(len(batch)) or real(batch))
     stats = trainer.train_on(examples)
     assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)
+
+
+def _padded_batch_loss():
+    """bench/update.py's baseline: the loss as one padded batch computes it (transformers' own, full logits)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("bench_update", Path(__file__).parents[2] / "bench" / "update.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.padded_batch_loss
+
+
+def test_one_example_at_a_time_gives_the_padded_batchs_loss_and_gradient(trained, examples):
+    """The update computes each example unpadded, with logits only where they predict a completion token, and
+    accumulates: the loss and the gradient must be those of the padded batch (examples of unequal length, a
+    trained adapter so the KL term is not zero)."""
+    import torch
+
+    policy, _, _, _ = trained
+    trainer = RftTrainer(policy, TRAINING.model_copy(update={"kl_beta": 0.5}))
+    trainer.prepare()  # the trained LoRA model: adapters already on
+    encoded = [trainer._encode(TrainExample(t, c)) for t, c in examples]
+    assert len({len(ids) for ids, _ in encoded}) > 1  # padding happens in the batch
+    lora = [p for n, p in policy.model.named_parameters() if p.requires_grad]
+
+    def loss_and_grad(compute):
+        policy.model.zero_grad(set_to_none=True)
+        loss = compute()
+        return loss, torch.cat([p.grad.flatten() for p in lora])
+
+    try:
+        policy.model.train()
+        ours, ours_grad = loss_and_grad(lambda: trainer._backward(encoded))
+
+        def padded():
+            loss = _padded_batch_loss()(policy.model, encoded, policy.tokenizer.pad_token_id, 0.5)
+            loss.backward()
+            return float(loss.detach())
+
+        theirs, theirs_grad = loss_and_grad(padded)
+    finally:
+        policy.model.zero_grad(set_to_none=True)
+        policy.model.eval()
+    assert ours == pytest.approx(theirs, rel=1e-4)
+    assert float((ours_grad - theirs_grad).norm()) <= 1e-3 * float(theirs_grad.norm())
+    assert float(theirs_grad.norm()) > 0
 
 
 def _kl_now(policy, trainer, examples) -> float:
     """The KL term of the update's loss, measured on `examples` without training."""
     import torch
 
-    from spade.train.rft import TrainExample, _collate, kl_to_base
+    from spade.train.rft import TrainExample, example_terms, scored_tokens
 
     encoded = [trainer._encode(TrainExample(t, c)) for t, c in examples]
-    ids, mask, labels = _collate(encoded, policy.tokenizer.pad_token_id)
     with torch.no_grad():
-        logits = policy.model(input_ids=ids, attention_mask=mask).logits
-        return float(kl_to_base(policy.model, ids, mask, labels, logits))
+        kl = sum(float(example_terms(policy.model, ids, labels, with_kl=True)[1]) for ids, labels in encoded)
+    return kl / sum(scored_tokens(labels) for _, labels in encoded)
 
 
 @pytest.mark.slow  # two model loads and two updates
