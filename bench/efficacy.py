@@ -14,7 +14,7 @@ checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set, 
 (less the tasks the arm trained on) and HumanEval. Printed per arm: pass@1 on each suite, rollouts consumed,
 updates, iterations, wall and CPU seconds; then each trained arm minus the base (and coevolve minus fixed) with a
 paired bootstrap 95% CI over the tasks both were graded on. Results are also written to OUT/efficacy.json as
-each arm finishes, so a long run interrupted late keeps what it measured.
+each arm's suites are graded, so a long run interrupted late keeps what it measured.
 Slow (hours at the default budget): .venv/bin/python bench/efficacy.py [--minutes 45] [--out runs/efficacy]
 In parallel, one process per arm, then one table:
   .venv/bin/python bench/efficacy.py --arms coevolve --threads 1 --out runs/eff-c &   (and fixed, none)
@@ -124,7 +124,9 @@ def suite_key(suite: str, samples: int, temperature: float) -> str:
 
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
                  max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
-                 temperature: float = 0.0) -> dict[str, Any]:
+                 temperature: float = 0.0, graded: Any = None) -> dict[str, Any]:
+    """Each suite's pass@1 and per-task scores from the arm's last checkpoint; `graded(scores)` is called after
+    each suite, so a caller can keep what is measured before a long evaluation ends."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import load_suite
@@ -147,6 +149,8 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
                            "eval_s": round(time.perf_counter() - started, 1),
                            "per_task": {t: c / n for t, n, c in report.per_task}}
             print(f"  {key}: pass@1 {report.pass_at_k[1]:.3f} on {report.n_tasks} tasks", flush=True)
+            if graded is not None:
+                graded(scores)
     return scores
 
 
@@ -212,9 +216,14 @@ def main() -> None:
         if arm != "none":
             row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
             checkpoints = args.out / arm / "checkpoints"
+        def graded(scores: dict[str, Any], name: str = name, row: dict[str, Any] = row) -> None:
+            # The suites graded so far, written as they come: an evaluation stopped late keeps them.
+            results["arms"][name] = {**row, "eval": dict(scores)}
+            results_path.write_text(json.dumps(results, indent=1))
+
         row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
                                    args.out / arm if arm != "none" else None, args.eval_samples,
-                                   args.eval_temperature)
+                                   args.eval_temperature, graded)
         results["arms"][name] = row
         results_path.write_text(json.dumps(results, indent=1))
     keys = [suite_key(s, args.eval_samples, args.eval_temperature) for s in suites]

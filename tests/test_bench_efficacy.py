@@ -108,3 +108,17 @@ def test_eval_sampling_flags_and_unknown_arms_are_refused_with_the_fix(tmp_path)
     unknown = _reeval(str(source), "--only", "fixed", "--out", str(tmp_path / "x"))
     assert unknown.returncode != 0 and "has no arm 'fixed'; it has none" in unknown.stderr
     assert "Traceback" not in many_greedy.stderr + unknown.stderr
+
+
+def test_suites_graded_before_an_evaluation_stops_are_kept(tmp_path):
+    """efficacy.json is written after each suite: here the second suite's file is broken, the run stops there, and
+    the first suite's figures are on disk."""
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n")
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "efficacy.py"), "--arms", "none", "--suites",
+                           f"builtin,{broken}", "--eval-limit", "2", "--threads", "1", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode != 0
+    row = json.loads((out / "efficacy.json").read_text())["arms"]["none"]
+    assert list(row["eval"]) == ["builtin"] and row["eval"]["builtin"]["tasks"] == 2

@@ -23,7 +23,9 @@ Departures from it, all deliberate:
   alone drifts from.
 - A batch is computed one example at a time, gradients accumulated, each example unpadded and its vocabulary
   logits taken only where they predict a completion token (`logits_to_keep`): the same loss and gradient as the
-  padded batch, without the padding's compute or the prompt positions' logits (bench/update.py measures it).
+  padded batch, without the padding's compute or the prompt positions' logits. The base is frozen, so its final
+  hidden states at those positions are kept per example for the update (`BaseLogits`): later epochs run only its
+  output head again (bench/update.py measures both).
 """
 
 from __future__ import annotations
@@ -119,11 +121,12 @@ class RftTrainer:
         started = time.perf_counter()
         losses: list[float] = []
         batches = _batches(encoded, self.config.batch_size, update_steps(len(encoded), self.config), seed)
+        base = BaseLogits(model) if self.config.kl_weight > 0 else None
         model.train()
         try:
             for batch in batches:
                 self.optimizer.zero_grad(set_to_none=True)
-                loss = self._backward(batch)
+                loss = self._backward(batch, base)
                 if not math.isfinite(loss):
                     raise TrainingError(f"loss became {loss} at step {len(losses) + 1}; lower training.lr")
                 torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], GRAD_CLIP)
@@ -134,14 +137,15 @@ class RftTrainer:
         self.updates += 1
         return UpdateStats(len(encoded), len(losses), losses[0], losses[-1], time.perf_counter() - started)
 
-    def _backward(self, batch: list[tuple[list[int], list[int]]]) -> float:
-        """Accumulate the gradient of the batch's loss, one example at a time; returns the loss."""
+    def _backward(self, batch: list[tuple[list[int], list[int]]], base: BaseLogits | None) -> float:
+        """Accumulate the gradient of the batch's loss, one example at a time; returns the loss. `base` gives the
+        KL term's base logits (None: no KL term)."""
         weight = self.config.kl_weight
         tokens = sum(scored_tokens(labels) for _, labels in batch)
         total = 0.0
         for ids, labels in batch:
             with self._autocast():
-                nll, kl = example_terms(self.policy.model, ids, labels, with_kl=weight > 0)
+                nll, kl = example_terms(self.policy.model, ids, labels, base)
                 part = (nll + weight * kl if kl is not None else nll) / tokens
             part.backward()
             total += float(part.detach())
@@ -173,10 +177,10 @@ def scored_tokens(labels: Sequence[int]) -> int:
     return sum(1 for label in labels[1:] if label != IGNORE)
 
 
-def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], *, with_kl: bool) -> tuple[Any, Any]:
-    """(summed next-token loss, summed KL(policy || base) or None) over one example's completion tokens, the base
-    being `model` (a peft model) with its adapters off. Unpadded, and the vocabulary logits only at the positions
-    that predict a completion token; differentiable in the policy."""
+def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], base: BaseLogits | None) -> tuple[Any, Any]:
+    """(summed next-token loss, summed KL(policy || base) or None without `base`) over one example's completion
+    tokens. Unpadded, and the vocabulary logits only at the positions that predict a completion token;
+    differentiable in the policy."""
     import torch
 
     row = torch.tensor([list(ids)])
@@ -185,12 +189,43 @@ def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], *, with
     logits = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
     policy = torch.log_softmax(logits.float(), dim=-1)
     nll = -policy.gather(1, targets[keep + 1].unsqueeze(1)).sum()
-    if not with_kl:
+    if base is None:
         return nll, None
-    with torch.no_grad(), model.disable_adapter():
-        base = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
-    base = torch.log_softmax(base.float(), dim=-1)
-    return nll, (policy.exp() * (policy - base)).sum()
+    reference = torch.log_softmax(base.logits(row, keep).float(), dim=-1)
+    return nll, (policy.exp() * (policy - reference)).sum()
+
+
+class BaseLogits:
+    """Logits of the base (`model`, a peft model, with its adapters off) at an example's kept positions, for one
+    update. The base is frozen, so its decoder's output there is kept per example and a later epoch runs only the
+    output head on it. Whether logits are the head applied to the decoder's output (true of Llama-like models;
+    not of models that scale or cap logits) is checked against a full forward on first use; where not, every
+    call is a full forward."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.hidden: dict[tuple[tuple[int, ...], int], Any] = {}
+        self.split: bool | None = None  # None: not yet checked
+
+    def logits(self, row: Any, keep: Any) -> Any:
+        import torch
+
+        inner = self.model.get_base_model()
+        head = inner.get_output_embeddings()
+        key = (tuple(row[0].tolist()), int(keep[0]))
+        with torch.no_grad(), self.model.disable_adapter():
+            if key in self.hidden:
+                return head(self.hidden[key])
+            if self.split is False:
+                return self.model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
+            hidden = inner.get_decoder()(input_ids=row, use_cache=False).last_hidden_state[0, keep]
+            if self.split is None:
+                full = self.model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
+                self.split = bool(torch.allclose(head(hidden), full, rtol=1e-4, atol=1e-4))
+                if not self.split:
+                    return full
+            self.hidden[key] = hidden
+            return head(hidden)
 
 
 def update_steps(examples: int, config: TrainingConfig) -> int:

@@ -93,7 +93,7 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
     examples = [TrainExample(ADD, f"```python\ndef add(a, b):\n    return a + b  # {k}\n```") for k in range(3)]
     seen = []
     real = trainer._backward
-    monkeypatch.setattr(trainer, "_backward", lambda batch: seen.append(len(batch)) or real(batch))
+    monkeypatch.setattr(trainer, "_backward", lambda batch, base: seen.append(len(batch)) or real(batch, base))
     stats = trainer.train_on(examples)
     assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)
 
@@ -112,8 +112,11 @@ def _padded_batch_loss():
 def test_one_example_at_a_time_gives_the_padded_batchs_loss_and_gradient(trained, examples):
     """The update computes each example unpadded, with logits only where they predict a completion token, and
     accumulates: the loss and the gradient must be those of the padded batch (examples of unequal length, a
-    trained adapter so the KL term is not zero)."""
+    trained adapter so the KL term is not zero), on the first epoch and on a later one, which takes the base's
+    logits from the decoder outputs kept in the first."""
     import torch
+
+    from spade.train.rft import BaseLogits
 
     policy, _, _, _ = trained
     trainer = RftTrainer(policy, TRAINING.model_copy(update={"kl_beta": 0.5}))
@@ -127,33 +130,37 @@ def test_one_example_at_a_time_gives_the_padded_batchs_loss_and_gradient(trained
         loss = compute()
         return loss, torch.cat([p.grad.flatten() for p in lora])
 
+    def padded():
+        loss = _padded_batch_loss()(policy.model, encoded, policy.tokenizer.pad_token_id, 0.5)
+        loss.backward()
+        return float(loss.detach())
+
+    base = BaseLogits(policy.model)
     try:
         policy.model.train()
-        ours, ours_grad = loss_and_grad(lambda: trainer._backward(encoded))
-
-        def padded():
-            loss = _padded_batch_loss()(policy.model, encoded, policy.tokenizer.pad_token_id, 0.5)
-            loss.backward()
-            return float(loss.detach())
-
+        first, first_grad = loss_and_grad(lambda: trainer._backward(encoded, base))
+        assert base.split is True and len(base.hidden) == len(encoded)
+        again, again_grad = loss_and_grad(lambda: trainer._backward(encoded, base))
         theirs, theirs_grad = loss_and_grad(padded)
     finally:
         policy.model.zero_grad(set_to_none=True)
         policy.model.eval()
-    assert ours == pytest.approx(theirs, rel=1e-4)
-    assert float((ours_grad - theirs_grad).norm()) <= 1e-3 * float(theirs_grad.norm())
     assert float(theirs_grad.norm()) > 0
+    for ours, ours_grad in ((first, first_grad), (again, again_grad)):
+        assert ours == pytest.approx(theirs, rel=1e-4)
+        assert float((ours_grad - theirs_grad).norm()) <= 1e-3 * float(theirs_grad.norm())
 
 
 def _kl_now(policy, trainer, examples) -> float:
     """The KL term of the update's loss, measured on `examples` without training."""
     import torch
 
-    from spade.train.rft import TrainExample, example_terms, scored_tokens
+    from spade.train.rft import BaseLogits, TrainExample, example_terms, scored_tokens
 
     encoded = [trainer._encode(TrainExample(t, c)) for t, c in examples]
+    base = BaseLogits(policy.model)
     with torch.no_grad():
-        kl = sum(float(example_terms(policy.model, ids, labels, with_kl=True)[1]) for ids, labels in encoded)
+        kl = sum(float(example_terms(policy.model, ids, labels, base)[1]) for ids, labels in encoded)
     return kl / sum(scored_tokens(labels) for _, labels in encoded)
 
 
