@@ -8,6 +8,7 @@ cached copy reloads in ~1.5 s), loaded offline in the asked dtype. Nothing is ev
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -66,7 +67,9 @@ def is_cached(gguf: Path | None = None) -> bool:
 def ensure_converted(gguf: Path | None = None) -> Path:
     """Convert the GGUF to safetensors once; return the cached directory (a cache hit does no work).
 
-    Written into a temporary sibling directory and renamed into place, so a crash never leaves half a cache.
+    Written into a temporary sibling directory and renamed into place, so a crash never leaves half a cache; an
+    exclusive lock beside it makes processes that start together (e.g. one per benchmark arm) convert once: the
+    others wait, then find the finished copy, which nobody replaces while another process may be reading it.
     """
     gguf = gguf or find_gguf()
     target = cached_model_dir(gguf)
@@ -74,18 +77,20 @@ def ensure_converted(gguf: Path | None = None) -> Path:
         return target
     _offline()
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        _convert(gguf, tmp)
-        (tmp / _DONE_MARKER).write_text(f"converted from {gguf}\n")
-        if target.exists():  # an unfinished copy (no marker) from an older layout: replace it
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except FileExistsError:
-        shutil.rmtree(tmp, ignore_errors=True)  # another process finished first; its copy is complete
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with open(target.parent / f".{target.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when this process dies
+        if (target / _DONE_MARKER).is_file():  # another process converted it while this one waited
+            return target
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            _convert(gguf, tmp)
+            (tmp / _DONE_MARKER).write_text(f"converted from {gguf}\n")
+            if target.exists():  # an unfinished copy (no marker) from an older layout: replace it
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return target
 
 

@@ -1,6 +1,8 @@
 """The embedded model comes from the wheel, offline, via a safetensors cache written once and then reused."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -50,4 +52,26 @@ def test_conversion_into_an_empty_cache_creates_it_atomically(tmp_path, monkeypa
     assert not model_files.is_cached()
     directory = model_files.ensure_converted()
     assert model_files.is_cached() and directory.parent == tmp_path / "models"
-    assert [p.name for p in directory.parent.iterdir()] == [directory.name]  # no temp dir left behind
+    left = sorted(p.name for p in directory.parent.iterdir())
+    assert left == sorted([directory.name, f".{directory.name}.lock"])  # no temp dir left behind
+
+
+_CONVERT_AND_LOAD = """
+from transformers import AutoTokenizer
+from spade.policy import model_files
+directory = model_files.ensure_converted()
+AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+print((directory / "spade-converted.txt").stat().st_ino)
+"""
+
+
+@pytest.mark.slow
+def test_processes_starting_together_convert_once_and_all_load(tmp_path):
+    # One process per benchmark arm, started at once on an empty cache: a copy finished by one process must never be
+    # replaced under another that is loading it (the failure: "Couldn't instantiate the backend tokenizer").
+    env = {**os.environ, "SPADE_CACHE_DIR": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", _CONVERT_AND_LOAD], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    results = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [err[-2000:] for _, err in results]
+    assert len({out.strip() for out, _ in results}) == 1  # all read the one copy: converted once, never replaced
