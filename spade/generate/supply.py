@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
+COMPOSE_TRIES = 3  # transforms tried per task composed by generation.compose_share (1 in 4 single tries passed)
+
 
 @dataclass
 class TaskSupply:
@@ -76,9 +78,13 @@ class TaskSupply:
                 drafts = self._composed_retries(seeds, first_index)
                 family_of = {d.task_id: t.family for d, t in zip(drafts, seeds)}
                 duplicates = []
-                drafts += self._procedural(need - len(drafts), first_index + len(drafts), rng)
-                outcomes = self._validate(drafts, {t.task_id: t for t in seeds})
-                self._take(w, drafts, outcomes, family_of, accepted, duplicates)
+                plain = self._procedural(need - len(drafts), first_index + len(drafts), rng)
+                marked = self._marked_to_compose(plain, w.iteration, attempt)
+                outcomes = self._validate(drafts + plain, {t.task_id: t for t in seeds})
+                held: list[Task] = []
+                self._take(w, drafts + plain, outcomes, family_of, accepted, duplicates, marked, held)
+                if held:
+                    self._compose_held(w, held, first_index + 500, accepted)
         self.progress("generate", len(accepted), wanted)
         return accepted
 
@@ -120,9 +126,11 @@ class TaskSupply:
         return outcomes
 
     def _take(self, w: IterationWrite, drafts: list[TaskDraft], outcomes: list[ValidationOutcome],
-              family_of: dict[str, str | None], accepted: list[Task], duplicates: list[Task] | None) -> None:
+              family_of: dict[str, str | None], accepted: list[Task], duplicates: list[Task] | None,
+              marked: frozenset[str] = frozenset(), held: list[Task] | None = None) -> None:
         """Accepted, non-duplicate tasks join `accepted` and the store; the rest are rejections. Duplicates of
-        procedural tasks go to `duplicates` (None: not composed, as for proposed ones)."""
+        procedural tasks go to `duplicates` (None: not composed, as for proposed ones). Drafts in `marked` that
+        pass go to `held` instead, to be composed before they are admitted (`_compose_held`)."""
         compose = self.cfg.generation.compose_on_duplicate and duplicates is not None
         for draft, outcome in zip(drafts, outcomes):
             if outcome.accepted and draft.task_id in family_of:  # validated as a variant, counted in its family
@@ -131,20 +139,64 @@ class TaskSupply:
                 w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, outcome.reasons[0],
                                               "; ".join(outcome.reasons)))
                 continue
-            verdict = self.dedup.check(outcome.task)
-            if verdict.duplicate:
-                w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty,
-                                              f"duplicate_{verdict.kind}", f"duplicate of {verdict.of}"))
-                # Composition transforms Python code: other kinds' duplicates are not composed.
-                if (compose and duplicates is not None and "composed" not in outcome.task.tags
-                        and outcome.task.kind == PYTHON_FUNCTION):
-                    duplicates.append(outcome.task)
+            if held is not None and draft.task_id in marked and not self.dedup.check(outcome.task).duplicate:
+                held.append(outcome.task)
                 continue
-            self.dedup.add(outcome.task)
-            accepted.append(outcome.task)
-            w.tasks.append(IterationTask(outcome.task, "generated"))
-            source = outcome.task.provenance.get("source", "procedural")
-            w.audit.append(AuditEntry("task", outcome.task.task_id, f"{source}:{outcome.task.family}", "", "accepted"))
+            if self._admit(w, outcome.task, accepted):
+                continue
+            # Composition transforms Python code: other kinds' duplicates are not composed.
+            if (compose and duplicates is not None and "composed" not in outcome.task.tags
+                    and outcome.task.kind == PYTHON_FUNCTION):
+                duplicates.append(outcome.task)
+
+    def _admit(self, w: IterationWrite, task: Task, accepted: list[Task]) -> bool:
+        """A validated task joins `accepted`, the dedup index and the store unless it duplicates one (a rejection)."""
+        verdict = self.dedup.check(task)
+        if verdict.duplicate:
+            w.rejections.append(Rejection(task.task_id, task.family, task.difficulty,
+                                          f"duplicate_{verdict.kind}", f"duplicate of {verdict.of}"))
+            return False
+        self.dedup.add(task)
+        accepted.append(task)
+        w.tasks.append(IterationTask(task, "generated"))
+        source = task.provenance.get("source", "procedural")
+        w.audit.append(AuditEntry("task", task.task_id, f"{source}:{task.family}", "", "accepted"))
+        return True
+
+    def _marked_to_compose(self, drafts: list[TaskDraft], iteration: int, attempt: int) -> frozenset[str]:
+        """Ids of the fresh drafts to compose from the start (generation.compose_share): Python function drafts
+        that some transform fits, each with that probability; drawn apart from the plan, so share 0 changes no
+        draw."""
+        from spade.generate.compose import fitting
+
+        share = self.cfg.generation.compose_share
+        if share <= 0:
+            return frozenset()
+        rng = random.Random(seeded(self.cfg.run.seed, iteration, f"compose-share|{attempt}"))
+        return frozenset(d.task_id for d in drafts
+                         if rng.random() < share and d.kind == PYTHON_FUNCTION and fitting(d.signature))
+
+    def _compose_held(self, w: IterationWrite, held: list[Task], first_index: int, accepted: list[Task]) -> None:
+        """Each held plain task composed with another family's transform: COMPOSE_TRIES different transforms are
+        validated and the first that passes (changes the answer, is no duplicate) is admitted; a task none of
+        whose compositions passes is admitted plain."""
+        tries = [(task, j) for task in held for j in range(COMPOSE_TRIES)]
+        drafts = [self._composed_retries([task], first_index + COMPOSE_TRIES * k + j)[0]
+                  for k, (task, j) in enumerate(tries)]
+        outcomes = self._validate(drafts, {t.task_id: t for t in held})
+        done: set[str] = set()
+        for (task, _), draft, outcome in zip(tries, drafts, outcomes):
+            if task.task_id in done:
+                continue
+            if not outcome.accepted or outcome.task is None:
+                w.rejections.append(Rejection(draft.task_id, task.family, draft.difficulty, outcome.reasons[0],
+                                              "; ".join(outcome.reasons)))
+                continue
+            if self._admit(w, replace(outcome.task, family=task.family), accepted):
+                done.add(task.task_id)
+        for task in held:
+            if task.task_id not in done:
+                self._admit(w, task, accepted)
 
     def _composed_retries(self, duplicates: list[Task], first_index: int) -> list[TaskDraft]:
         """Drafts composing each duplicate with a transform from another family. They validate as family-less
