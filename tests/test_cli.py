@@ -59,7 +59,11 @@ def _descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:
         p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{p}/task").iterdir())
+        except OSError:  # it exited between being listed as a child and being read
+            continue
+        for task in tasks:
             try:
                 kids = {int(c) for c in (task / "children").read_text().split()}
             except OSError:
