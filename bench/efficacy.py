@@ -20,7 +20,9 @@ In parallel, one process per arm, then one table:
   .venv/bin/python bench/efficacy.py --arms coevolve --threads 1 --out runs/eff-c &   (and fixed, none)
   .venv/bin/python bench/efficacy.py --merge runs/eff-c runs/eff-f runs/eff-n --out runs/efficacy
 --set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true;
---label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones.
+--label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones. Other seeds of a
+recipe: --seed 1 --label=-s1 (or '+zone-s1'); merged, the arms 'NAME', 'NAME-s1'... are also compared as one group,
+each task's pass@1 averaged over the seeds (tasks every seed was graded on).
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import sys
@@ -306,26 +309,55 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
 
 def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     """Each trained arm against the base, and co-evolution against fixed difficulty: the paired bootstrap 95% CI
-    of the pass@1 difference over the tasks both were graded on."""
-    from spade.evaluate.stats import paired_bootstrap, paired_scores
-
+    of the pass@1 difference over the tasks both were graded on. Then the same for a recipe run from several seeds
+    (arms 'NAME', 'NAME-s1', 'NAME-s2'...: one group), each task's pass@1 averaged over the group's seeds; its CI
+    resamples tasks, so it counts the seeds' spread only as far as it shows in the per-task means."""
     arms = results["arms"]
+    for new, old in comparisons(list(arms)):
+        for suite in suites:
+            print_difference(f"{new} - {old}", suite, arms[old]["eval"][suite]["per_task"],
+                             arms[new]["eval"][suite]["per_task"])
+    groups: dict[str, list[str]] = {}
+    for a in arms:
+        groups.setdefault(re.sub(r"-s\d+$", "", a), []).append(a)
+    for new, old in comparisons(list(groups)):
+        if len(groups[new]) == len(groups[old]) == 1:
+            continue  # one seed a side: printed above
+        for suite in suites:
+            print_difference(f"{new} ({len(groups[new])} seeds) - {old} ({len(groups[old])})", suite,
+                             *(seed_mean(arms, groups[g], suite) for g in (old, new)))
+
+
+def comparisons(arms: list[str]) -> list[tuple[str, str]]:
+    """(new, old) pairs: each trained arm against the base; co-evolution against fixed difficulty and
+    rationalisation against co-evolution under the same label."""
     pairs = [(a, "none") for a in arms if a != "none" and "none" in arms]
-    for a in arms:  # same label: co-evolution against fixed difficulty, rationalisation against co-evolution
+    for a in arms:
         for first, second in (("coevolve", "fixed"), ("star", "coevolve")):
             if a.startswith(first) and (b := second + a[len(first):]) in arms:
                 pairs.append((a, b))
-    for new, old in pairs:
-        for suite in suites:
-            ids, before, after = paired_scores(arms[old]["eval"][suite]["per_task"],
-                                               arms[new]["eval"][suite]["per_task"])
-            print(f"{new} - {old} on {suite}: {paired_bootstrap(before, after).describe()}")
-            composed = [i for i, t in enumerate(ids) if "~" in t]  # composed variants ('<seed id>~v<hash>')
-            plain = [i for i, t in enumerate(ids) if "~" not in t]
-            if composed and plain:  # the held-out suite's two parts, apart
-                for part, keep in (("plain", plain), ("composed", composed)):
-                    diff = paired_bootstrap([before[i] for i in keep], [after[i] for i in keep])
-                    print(f"  {suite} {part} only: {diff.describe()}")
+    return pairs
+
+
+def seed_mean(arms: dict[str, Any], members: list[str], suite: str) -> dict[str, float]:
+    from spade.evaluate.stats import mean_per_task
+
+    return mean_per_task([arms[a]["eval"][suite]["per_task"] for a in members])
+
+
+def print_difference(title: str, suite: str, old: dict[str, float], new: dict[str, float]) -> None:
+    """One comparison on one suite; on a suite with composed variants ('<seed id>~v<hash>', the held-out suite)
+    its plain and composed parts apart too."""
+    from spade.evaluate.stats import paired_bootstrap, paired_scores
+
+    ids, before, after = paired_scores(old, new)
+    print(f"{title} on {suite}: {paired_bootstrap(before, after).describe()}")
+    composed = [i for i, t in enumerate(ids) if "~" in t]
+    plain = [i for i, t in enumerate(ids) if "~" not in t]
+    if composed and plain:
+        for part, keep in (("plain", plain), ("composed", composed)):
+            diff = paired_bootstrap([before[i] for i in keep], [after[i] for i in keep])
+            print(f"  {suite} {part} only: {diff.describe()}")
 
 
 if __name__ == "__main__":

@@ -174,12 +174,12 @@ class GenerationConfig(_Section):
     """A procedural task that turns out a duplicate is retried, in the next attempt, as a variant composed with
     another family's transform (spade.generate.compose): a family's supply of distinct tasks is finite, its
     compositions multiply it."""
-    compose_share: float = Field(0.0, ge=0, le=1)
+    compose_share: float = Field(0.5, ge=0, le=1)
     """Share of fresh procedural Python function tasks made composed from the start: each such slot's plain draft,
     once validated, is composed with another family's transform in the same attempt (kept only when the step
     changes its answer; the plain task is kept when no composition validates). 0 composes only on duplicates.
-    Composed tasks are the half of the held-out suite that training on plain draws leaves at the base's floor
-    (README, "Does training help?")."""
+    Default 0.5 since session 20: against 0, the held-out suite's gain over the base rose from +2.5-3.8 to
+    +4.7-6.0 points in the efficacy arms, all of it on the plain part (README, "Does training help?")."""
 
     @field_validator("kinds")
     @classmethod

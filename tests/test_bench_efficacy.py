@@ -122,3 +122,19 @@ def test_suites_graded_before_an_evaluation_stops_are_kept(tmp_path):
     assert done.returncode != 0
     row = json.loads((out / "efficacy.json").read_text())["arms"]["none"]
     assert list(row["eval"]) == ["builtin"] and row["eval"]["builtin"]["tasks"] == 2
+
+
+def test_a_recipe_run_from_several_seeds_is_also_compared_on_its_per_task_means(capsys):
+    """Arms 'coevolve', 'coevolve-s1' are one recipe: after each arm's own line, one line for the group, its tasks
+    averaged over the seeds (a task one seed solves and the other does not counts a half)."""
+    per_task = {"none": {"builtin/a": 0.0, "builtin/b": 0.0, "builtin/c": 1.0},
+                "coevolve": {"builtin/a": 1.0, "builtin/b": 0.0, "builtin/c": 1.0},
+                "coevolve-s1": {"builtin/a": 1.0, "builtin/b": 1.0, "builtin/c": 1.0},
+                "fixed": {"builtin/a": 0.0, "builtin/b": 0.0, "builtin/c": 1.0}}
+    arms = {name: {"eval": {"builtin": {"per_task": scores}}} for name, scores in per_task.items()}
+    _efficacy().print_differences({"arms": arms}, ["builtin"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" on ")[0] for line in lines] == [
+        "coevolve - none", "coevolve-s1 - none", "fixed - none", "coevolve - fixed",
+        "coevolve (2 seeds) - none (1)", "coevolve (2 seeds) - fixed (1)"]
+    assert lines[4].startswith("coevolve (2 seeds) - none (1) on builtin: +0.500") and "3 tasks" in lines[4]

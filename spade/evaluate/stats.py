@@ -68,6 +68,16 @@ def paired_scores(old: Mapping[str, float], new: Mapping[str, float]) -> tuple[l
     return shared, [old[t] for t in shared], [new[t] for t in shared]
 
 
+def mean_per_task(evaluations: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """task id -> mean score over several evaluations (e.g. one recipe trained from several seeds), over the tasks
+    every one of them graded, in the first's order: per-task means pair with another checkpoint's scores as one
+    checkpoint's do, and average the seed-to-seed spread out of each task."""
+    if not evaluations:
+        raise ValueError("mean_per_task needs at least one evaluation")
+    shared = [t for t in evaluations[0] if all(t in e for e in evaluations[1:])]
+    return {t: sum(e[t] for e in evaluations) / len(evaluations) for t in shared}
+
+
 def per_task_pass(report: Mapping[str, Any]) -> dict[str, float]:
     """task id -> fraction of samples that passed, from an `EvalReport.to_dict()`."""
     rows = report.get("per_task") or []

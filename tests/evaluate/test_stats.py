@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade.evaluate.stats import paired_bootstrap, paired_scores, per_task_pass, sign_test_worse
+from spade.evaluate.stats import mean_per_task, paired_bootstrap, paired_scores, per_task_pass, sign_test_worse
 
 scores = st.lists(st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.sampled_from([0.0, 0.5, 1.0])),
                   min_size=1, max_size=60)
@@ -83,3 +83,12 @@ def test_paired_scores_keep_only_the_tasks_both_reports_graded() -> None:
     old = per_task_pass({"per_task": [{"task_id": "a", "n": 1, "c": 1}, {"task_id": "b", "n": 4, "c": 1}]})
     new = per_task_pass({"per_task": [{"task_id": "b", "n": 4, "c": 3}, {"task_id": "c", "n": 1, "c": 0}]})
     assert paired_scores(old, new) == (["b"], [0.25], [0.75])
+
+
+def test_seed_means_cover_only_the_tasks_every_seed_graded() -> None:
+    seeds = [{"a": 1.0, "b": 0.0, "c": 1.0}, {"b": 1.0, "a": 0.0}, {"a": 1.0, "b": 1.0, "d": 1.0}]
+    means = mean_per_task(seeds)
+    assert list(means) == ["a", "b"] and means["a"] == pytest.approx(2 / 3) and means["b"] == pytest.approx(2 / 3)
+    assert mean_per_task(seeds[:1]) == seeds[0]
+    with pytest.raises(ValueError, match="at least one"):
+        mean_per_task([])
