@@ -22,7 +22,7 @@ In parallel, one process per arm, then one table:
 --set section.key=value (repeatable) sets a config key in every arm, e.g. --set training.rationalize=true;
 --label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones. Other seeds of a
 recipe: --seed 1 --label=-s1 (or '+zone-s1'); merged, the arms 'NAME', 'NAME-s1'... are also compared as one group,
-each task's pass@1 averaged over the seeds (tasks every seed was graded on).
+each task's pass@1 averaged over the seeds that were graded on it.
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
@@ -310,8 +310,9 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
 def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     """Each trained arm against the base, and co-evolution against fixed difficulty: the paired bootstrap 95% CI
     of the pass@1 difference over the tasks both were graded on. Then the same for a recipe run from several seeds
-    (arms 'NAME', 'NAME-s1', 'NAME-s2'...: one group), each task's pass@1 averaged over the group's seeds; its CI
-    resamples tasks, so it counts the seeds' spread only as far as it shows in the per-task means."""
+    (arms 'NAME', 'NAME-s1', 'NAME-s2'...: one group), each task's pass@1 averaged over the group's seeds that were
+    graded on it (each seed's held-out tasks leave out what it trained on); its CI resamples tasks, so it counts
+    the seeds' spread only as far as it shows in the per-task means."""
     arms = results["arms"]
     for new, old in comparisons(list(arms)):
         for suite in suites:

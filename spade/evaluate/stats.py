@@ -69,13 +69,17 @@ def paired_scores(old: Mapping[str, float], new: Mapping[str, float]) -> tuple[l
 
 
 def mean_per_task(evaluations: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """task id -> mean score over several evaluations (e.g. one recipe trained from several seeds), over the tasks
-    every one of them graded, in the first's order: per-task means pair with another checkpoint's scores as one
-    checkpoint's do, and average the seed-to-seed spread out of each task."""
+    """task id -> mean score over the evaluations that graded it (e.g. one recipe trained from several seeds, each
+    graded on the held-out tasks it did not train on), in first-seen order: per-task means pair with another
+    checkpoint's scores as one checkpoint's do, and average the seed-to-seed spread out of each task. Keeping
+    only the tasks every seed graded would drop each task any seed trained near, the ones training helps most."""
     if not evaluations:
         raise ValueError("mean_per_task needs at least one evaluation")
-    shared = [t for t in evaluations[0] if all(t in e for e in evaluations[1:])]
-    return {t: sum(e[t] for e in evaluations) / len(evaluations) for t in shared}
+    graded: dict[str, list[float]] = {}
+    for e in evaluations:
+        for t, score in e.items():
+            graded.setdefault(t, []).append(score)
+    return {t: sum(scores) / len(scores) for t, scores in graded.items()}
 
 
 def per_task_pass(report: Mapping[str, Any]) -> dict[str, float]:

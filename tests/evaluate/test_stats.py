@@ -85,10 +85,12 @@ def test_paired_scores_keep_only_the_tasks_both_reports_graded() -> None:
     assert paired_scores(old, new) == (["b"], [0.25], [0.75])
 
 
-def test_seed_means_cover_only_the_tasks_every_seed_graded() -> None:
-    seeds = [{"a": 1.0, "b": 0.0, "c": 1.0}, {"b": 1.0, "a": 0.0}, {"a": 1.0, "b": 1.0, "d": 1.0}]
+def test_seed_means_average_each_task_over_the_seeds_that_graded_it() -> None:
+    seeds = [{"a": 1.0, "b": 0.0, "c": 1.0}, {"b": 1.0, "a": 0.0}, {"a": 1.0, "b": 1.0, "d": 0.5}]
     means = mean_per_task(seeds)
-    assert list(means) == ["a", "b"] and means["a"] == pytest.approx(2 / 3) and means["b"] == pytest.approx(2 / 3)
+    assert list(means) == ["a", "b", "c", "d"]
+    assert means["a"] == pytest.approx(2 / 3) and means["b"] == pytest.approx(2 / 3)
+    assert means["c"] == 1.0 and means["d"] == 0.5  # one seed graded each: its score
     assert mean_per_task(seeds[:1]) == seeds[0]
     with pytest.raises(ValueError, match="at least one"):
         mean_per_task([])
