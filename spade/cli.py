@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ CONFIG_HELP = "YAML config (default: the defaults of configs/default.yaml)"
 SET_HELP = ("override one config key, validated like the YAML (repeatable; the value is read as YAML), e.g. "
             "--set sampling.temperature=0.6")
 RUN_DIR_HELP = "a run directory (made by `spade run`)"
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
@@ -50,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spade", description="Self-play in executable environments for code LLMs.",
                                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"spade {__version__}", help="print the version and exit")
+    p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
+                   help="how much SPADE logs on stderr (default: warning)")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run the co-evolution loop on the embedded default (or a config)")
@@ -191,12 +195,21 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="spade %(levelname)s %(name)s: %(message)s")
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _dispatch(args)
     except SpadeError as exc:
         print(f"spade: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except ModuleNotFoundError as exc:
+        from spade.extras import missing_extra
+
+        fix = missing_extra(exc)
+        if fix is None:
+            raise  # a module of our own or the standard library is missing: our bug, keep the traceback
+        print(f"spade {args.command}: error: {fix}", file=sys.stderr)
+        return EXIT_INPUT
     except OSError as exc:
         if exc.errno not in _MEDIUM_ERRORS and exc.errno not in _PATH_ERRORS:
             raise  # anything else is our bug: keep the traceback

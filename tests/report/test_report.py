@@ -148,3 +148,23 @@ def test_calibration_rows_per_family_and_proposer_match_the_task_outcomes(run_di
     assert [r["group"] for r in summary.calibration] == sorted(rows)
     html = report.read_text()
     assert "Difficulty calibration" in html and f"family:{sorted(families)[0]}" in html
+
+
+def test_report_without_the_report_extra_says_which_extra_to_install_in_one_line(run_dir: Path) -> None:
+    """The light install has no matplotlib: `spade report` must name the extra, not print a traceback."""
+    import sys
+
+    code = ("import sys; sys.modules['matplotlib'] = None; from spade.cli import main; "
+            f"sys.exit(main(['report', {str(run_dir)!r}, '--out', {str(run_dir / 'x.html')!r}]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "spade-coevolution[report]" in lines[0] and "'matplotlib'" in lines[0]
+
+
+def test_a_missing_module_that_is_not_an_optional_dependency_keeps_its_traceback() -> None:
+    from spade.extras import missing_extra
+
+    assert missing_extra(ModuleNotFoundError("no", name="spade.nothing")) is None
+    assert "[model]" in missing_extra(ModuleNotFoundError("no", name="torch.nn"))
