@@ -48,7 +48,8 @@ def load_tasks(path: str | Path) -> list[Task]:
         records = [(f"{p}[{i}]" if isinstance(data, list) else str(p), d) for i, d in enumerate(items)]
     if not records:
         raise TaskFormatError(f"task file {p} holds no tasks")
-    tasks, seen = [], {}
+    tasks: list = []
+    seen: dict[str, str] = {}
     for where, d in records:
         task = task_from_dict(d, where)
         if task.task_id in seen:

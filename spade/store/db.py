@@ -55,7 +55,7 @@ class RunStore:
             if read_only or not _migratable(version):
                 raise StoreError(f"{self.path} has schema version {version}, this SPADE reads {SCHEMA_VERSION}; "
                                  "open it with the SPADE version that made it")
-            self._migrate(int(version))
+            self._migrate(int(str(version)))
 
     def _migrate(self, version: int) -> None:
         """Bring an older run's database up to SCHEMA_VERSION in one transaction (all steps or none)."""
