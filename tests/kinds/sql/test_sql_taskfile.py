@@ -1,4 +1,4 @@
-"""SQL tasks in task files: they round-trip through the write-up's schema, and `spade validate` runs their
+"""SQL tasks in task files: they round-trip through SPADE's task schema, and `spade validate` runs their
 reference in the sandbox, accepting a sound file and rejecting a broken one with reasons, never a traceback."""
 
 from __future__ import annotations

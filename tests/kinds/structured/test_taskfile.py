@@ -1,4 +1,4 @@
-"""Structured tasks in task files: they round-trip through the write-up's schema, `spade validate` accepts a
+"""Structured tasks in task files: they round-trip through SPADE's task schema, `spade validate` accepts a
 sound file (reference judged, corrupted copies caught) and rejects broken ones with reasons, without a traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tool-call tasks in task files: they round-trip through the write-up's schema (with `kind`), `spade validate`
+"""Tool-call tasks in task files: they round-trip through SPADE's task schema (with `kind`), `spade validate`
 accepts a sound file and rejects broken ones with reasons (exit 1, no traceback)."""
 
 from __future__ import annotations
