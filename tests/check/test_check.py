@@ -1,4 +1,5 @@
-"""`spade check`: each checklist line (docs/method.md#pre-flight-checklist) is ✓ on the defaults and flips to ✗ when the config key it names is turned off.
+"""`spade check`: each checklist line (docs/method.md#pre-flight-checklist) is ✓ on the defaults and flips to ✗
+when the config key it names is turned off.
 
 The host facts come from the real sandbox (check_isolation and a candidate scored twice), probed once per module.
 """

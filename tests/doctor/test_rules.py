@@ -1,4 +1,5 @@
-"""Each failure pattern (docs/method.md#failure-patterns) is diagnosed on a real run database built to show it; a healthy run triggers none."""
+"""Each failure pattern (docs/method.md#failure-patterns) is diagnosed on a real run database built to show it; a
+healthy run triggers none."""
 
 from __future__ import annotations
 

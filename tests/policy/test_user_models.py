@@ -1,7 +1,7 @@
 """`training.model` names a model of the user's: a local Hugging Face directory, a GGUF file, or a name found under
 SPADE_MODELS_DIR; one that is not on disk is refused in one line before a run directory is made. The reference
-configuration (docs/method.md#the-reference-configuration) names qwen2.5-coder-7b: a tiny randomly initialised Llama, saved with the embedded tokenizer, stands
-in for it (nothing is downloaded)."""
+configuration (docs/method.md#the-reference-configuration) names qwen2.5-coder-7b: a tiny randomly initialised
+Llama, saved with the embedded tokenizer, stands in for it (nothing is downloaded)."""
 
 from __future__ import annotations
 
