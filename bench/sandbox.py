@@ -1,4 +1,4 @@
-"""Benchmark: the write-up's prototype executor vs SPADE's sandbox (strict and none), in one run.
+"""Benchmark: the prototype executor (docs/method.md#the-prototype-executor) vs SPADE's sandbox (strict and none).
 
 Workload: 200 candidates × 10 tests of simple functions: ~55% passing, ~20% wrong, ~20% raising, ~5% infinite
 loops. Each executor gets the same parallelism (one lane per worker). Prints executions (candidates) per second and

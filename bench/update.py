@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def padded_batch_loss(model: Any, encoded: list[tuple[list[int], list[int]]], pad_id: int, kl_weight: float) -> Any:
-    """The loss as one right-padded batch computes it (RFT before session 16): transformers' mean next-token loss
+    """The loss as one right-padded batch computes it (RFT before d3785d5): transformers' mean next-token loss
     over the batch's completion tokens from full logits, plus kl_weight times the mean KL to the adapters-off
     model at those tokens."""
     import torch

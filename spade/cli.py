@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("exec", help="score one solution file against one task file in the sandbox "
                                     "(exit 0 passed, 1 failed)")
-    e.add_argument("task", help="a task file (JSON, the write-up's schema)")
+    e.add_argument("task", help="a task file (JSON, SPADE's task schema: docs/method.md#task-schema)")
     e.add_argument("solution", help="a Python file defining the task's entry point (for a task of another kind, "
                                     "a file holding the answer, e.g. a math expression)")
     e.add_argument("--json", action="store_true", help="print the full result (every test's verdict) as JSON")
@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--config", help=CONFIG_HELP)
 
     v = sub.add_parser("validate", help="validate a task file: static and dynamic checks")
-    v.add_argument("file", help="tasks in the write-up's schema (.json or .jsonl)")
+    v.add_argument("file", help="tasks in SPADE's task schema (.json or .jsonl)")
     v.add_argument("--config", help=CONFIG_HELP)
 
     ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
@@ -111,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("run_dir", help=RUN_DIR_HELP)
     rp.add_argument("--out", help="HTML file to write (default: RUN_DIR/report.html)")
 
-    dr = sub.add_parser("doctor", help="diagnose a run's failure patterns (write-up §6.1)")
+    dr = sub.add_parser("doctor", help="diagnose a run's failure patterns (docs/method.md#failure-patterns)")
     dr.add_argument("run_dir", help=RUN_DIR_HELP)
     dr.add_argument("--json", action="store_true", help="print the diagnoses as JSON")
 
@@ -129,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--config", help="YAML config (its serve and executor sections)")
     sv.add_argument("--run-dir", help="also serve this run's live curriculum at /v1/env (created if absent)")
 
-    ck = sub.add_parser("check", help="the §8.2 checklist against a config and this host")
+    ck = sub.add_parser("check", help="the pre-flight checklist against a config and this host")
     ck.add_argument("--config", help=CONFIG_HELP)
     for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
         command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter

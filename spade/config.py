@@ -2,7 +2,7 @@
 
 `load_config(path)` reads YAML, refuses unknown keys, wrong types and out-of-range values with one line
 naming the key, the value and what is allowed. `configs/default.yaml` mirrors these defaults (a test keeps
-them equal). The write-up's §4.1 keys and §5.3 table are all here, under the write-up's names.
+them equal). The method's own keys and parameters keep their usual names (docs/method.md#the-reference-configuration).
 """
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ class _Section(BaseModel):
 
 class ExecutorConfig(_Section):
     mode: Literal["sandbox", "docker", "subprocess"] = "sandbox"
-    """sandbox: SPADE's fork-server sandbox. docker: accepted for write-up configs; the engine does not run here,
-    so the sandbox is used and a notice says so. subprocess: the write-up's naive prototype, for benchmarks only."""
+    """sandbox: SPADE's fork-server sandbox. docker: accepted for configs written for a container engine; the engine
+    does not run here, so the sandbox is used and a notice says so. subprocess: the naive prototype executor, for
+    benchmarks only (docs/method.md#the-prototype-executor)."""
     isolation: Literal["strict", "standard", "none"] = "strict"
     """strict: every layer (namespaces, seccomp, uid drop, rlimits, read-only root, private tmp) or refuse to run.
     standard: whatever layers this host allows. none: no isolation, for debugging only; warns on every run."""
     image: str = "python:3.11"
-    """Docker image of the write-up's config; kept for compatibility, unused."""
+    """Docker image of a container-engine config (docs/method.md#the-reference-configuration); kept, unused."""
     timeout: float = Field(5.0, gt=0, le=600)
-    """Wall-clock seconds for one candidate on one task (all its tests), the write-up's execute_timeout."""
+    """Wall-clock seconds for one candidate on one task (all its tests), the method's execute_timeout."""
     time_floor_s: float = Field(1.0, gt=0, le=600)
     """Per-test time limit is max(time_floor_s, time_factor × the reference's CPU time)."""
     time_factor: float = Field(10.0, ge=1, le=1000)
@@ -59,12 +60,13 @@ class ExecutorConfig(_Section):
     """CPUs Ray reserves for each sandbox actor (the scheduler places actors where CPUs are free)."""
     run_all_tests_after_timeout: bool = False
     """False: a candidate's first per-test timeout ends it, and its untried tests are recorded as not run (it
-    scores 0 either way, §5.2), so a looping candidate costs one per-test limit. True: every test runs to its limit."""
+    scores 0 either way, docs/method.md#rewards), so a looping candidate costs one per-test limit. True: every test
+    runs to its limit."""
 
     @field_validator("network", mode="before")
     @classmethod
     def _network(cls, v: object) -> object:
-        # YAML 1.1 reads the write-up's unquoted `network: off` as False.
+        # YAML 1.1 reads an unquoted `network: off` as False.
         return "off" if v is False else v
 
     @field_validator("memory_limit")
@@ -94,7 +96,8 @@ class EvolutionConfig(_Section):
     difficulty_high: float = Field(0.9, ge=0, le=1)
     initial_difficulty: float = Field(0.3, ge=0, le=1)
     coevolve_every: int = Field(20, ge=1, le=100000)
-    """Adjust difficulty every this many rollouts... counted in policy updates' worth of steps (see §5.4)."""
+    """Adjust difficulty every this many rollouts... counted in policy updates' worth of steps
+    (docs/method.md#update-frequency)."""
     replay_ratio: float = Field(0.3, ge=0, le=1)
     step: float = Field(0.05, gt=0, le=0.5)
     """How far one decision moves a family's difficulty (one step; see max_steps)."""
@@ -106,7 +109,8 @@ class EvolutionConfig(_Section):
     """Rollouts in the sliding window the controller averages."""
     success_low: float = Field(0.3, ge=0, le=1)
     success_high: float = Field(0.8, ge=0, le=1)
-    """Target success band (§8.1): lower difficulty below success_low, raise it above success_high."""
+    """Target success band: lower difficulty below success_low, raise it above success_high
+    (docs/method.md#co-evolution-and-the-controller)."""
     patience: int = Field(2, ge=1, le=1000)
     """Consecutive windows the condition must hold before the difficulty moves (hysteresis)."""
 
@@ -145,8 +149,8 @@ class GenerationConfig(_Section):
     """Procedural families to draw from; empty means every family of the kinds in `kinds`."""
     kinds: dict[str, float] = Field(default_factory=lambda: {PYTHON_FUNCTION: 1.0})
     """The mix of task kinds drawn when `families` is empty: kind name -> weight (>= 0, at least one > 0). Each
-    fresh task draws a kind by weight, then one of that kind's families (the kinds: spade/kinds/, README "Task
-    kinds"). On the command line `--set generation.kinds.program=1` sets one kind's weight and keeps
+    fresh task draws a kind by weight, then one of that kind's families (the kinds: spade/kinds/,
+    docs/kinds.md). On the command line `--set generation.kinds.program=1` sets one kind's weight and keeps
     the others (python_function 1.0 by default: half programs); `--set 'generation.kinds={program: 1}'` replaces
     the mix."""
     tasks_per_iteration: int = Field(8, ge=1, le=100000)
@@ -178,9 +182,9 @@ class GenerationConfig(_Section):
     """Share of fresh procedural Python function tasks made composed from the start: each such slot's plain draft,
     once validated, is composed with another family's transform in the same attempt (kept only when the step
     changes its answer; the plain task is kept when no composition validates). 0 composes only on duplicates.
-    Default 0.5 since session 20: against 0, the held-out suite's gain over the base rose from +2.5-3.8 to
+    Default 0.5 since ea3ecb6: against 0, the held-out suite's gain over the base rose from +2.5-3.8 to
     +3.5-6.0 points in six efficacy arms (three seeds each of co-evolution and fixed difficulty), all of it on the
-    plain part (README, "Does training help?")."""
+    plain part (docs/benchmarks.md, "Does training help?", cdcb100)."""
 
     @field_validator("kinds")
     @classmethod
@@ -206,13 +210,13 @@ class SamplingConfig(_Section):
     sampling_n: int = Field(8, ge=1, le=256)
     temperature: float = Field(1.0, ge=0, le=2)
     """Sampling temperature of the policy's rollouts. 1.0 samples the policy as it is; with RFT it needs the KL
-    anchor (training.kl_beta auto), without which the built-in set fell 12.5 points (README, "Does training help?")."""
+    anchor (training.kl_beta auto), without which the built-in set fell 12.5 points (docs/benchmarks.md, 8b9c7be)."""
     top_p: float = Field(0.95, gt=0, le=1)
     max_new_tokens: int = Field(128, ge=8, le=8192)
     batch_size: Annotated[int, Field(ge=1, le=1024)] | Literal["auto"] = "auto"
     """Sequences per generate call (1-1024), or auto: up to 64 sequences of one sampling call in one batch, fewer
     when a quarter of the free memory holds fewer (spade.policy.batching). Large batches are the throughput lever on CPU: one
-    batch of 64 gave 1.17x the sequences/s of two batches of 32 (bench/batching.py; README, Performance)."""
+    batch of 64 gave 1.17x the sequences/s of two batches of 32 (bench/batching.py; docs/benchmarks.md)."""
     dtype: Literal["auto", "bfloat16", "float32"] = "auto"
     """auto: bfloat16 where the CPU has native bf16 (AVX512-BF16 or AMX), else float32. Without native support
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
@@ -239,8 +243,8 @@ class TrainingConfig(_Section):
     dpo_export: collect only, for `spade export`. none: no update (a baseline)."""
     batch_size: int = Field(8, ge=1, le=4096)
     lr: float = Field(5e-4, gt=0, le=1)
-    """AdamW learning rate. 5e-4 with LoRA and 3 epochs: measured with bench/recipe.py (README, "Does training
-    help?"), one update on the base's rollouts moved held-out dev pass@1 +2.6 points where 1e-4 barely moved the loss."""
+    """AdamW learning rate. 5e-4 with LoRA and 3 epochs: measured with bench/recipe.py (docs/benchmarks.md, cde9201),
+    one update on the base's rollouts moved held-out dev pass@1 +2.6 points where 1e-4 barely moved the loss."""
     lora_r: int = Field(16, ge=0, le=1024)
     """LoRA rank; 0 means a full fine-tune."""
     lora_alpha: int = Field(32, ge=1, le=4096)
@@ -264,8 +268,8 @@ class TrainingConfig(_Section):
     """RFT: the generator's validated references as answers to the plain prompt (supervised learning on them,
     checked by execution at validation; no sampling cost). unsolved: the reference of each Python function task
     none of whose samples passed this iteration joins the update's buffer; all: the reference of every Python
-    function task sampled this iteration; off: none; auto: all with update_method rft, off otherwise (README,
-    "Does training help?": the benchmark's best lever). true / false read as unsolved / off. Like rationalize, it
+    function task sampled this iteration; off: none; auto: all with update_method rft, off otherwise
+    (docs/benchmarks.md, 0c9c6f3: the benchmark's best lever). true / false read as unsolved / off. Like rationalize, it
     learns from the generator, not only from the policy's own successes."""
 
     @property
@@ -298,7 +302,7 @@ class TrainingConfig(_Section):
     kl_beta: Annotated[float, Field(ge=0, le=100)] | Literal["auto"] = "auto"
     """RFT with LoRA: weight of a KL term that holds the policy near the base model (the adapters switched off) on
     the completion tokens it trains on; 0 trains on the next-token loss alone. auto: KL_BETA_AUTO (0.5) with
-    update_method rft and LoRA, 0 otherwise (README, "Does training help?": the benchmark's best recipe)."""
+    update_method rft and LoRA, 0 otherwise (docs/benchmarks.md, 8b9c7be: the benchmark's best recipe)."""
 
     @property
     def kl_weight(self) -> float:
@@ -389,7 +393,7 @@ class RewardConfig(_Section):
 class EvalConfig(_Section):
     suite: str = "builtin"
     """The suite whose figures are reported: a named suite (builtin, humaneval, heldout) or the path of a
-    .json/.jsonl task file in the write-up schema. The eval gate never reads it (see gate_suite)."""
+    .json/.jsonl task file in SPADE's task schema. The eval gate never reads it (see gate_suite)."""
     gate_suite: str = "heldout-dev"
     """The dev split the eval gate decides on (same choices as suite). It must share no task with suite, so the
     reported figures come from tasks the gate never saw; heldout-dev is the held-out suite's dev split."""

@@ -1,4 +1,5 @@
-"""Read and write tasks in the write-up's JSON schema (DESIGN.md §2), JSON (one task or a list) or JSONL.
+"""Read and write tasks in SPADE's JSON task schema (docs/method.md#task-schema), JSON (one task or a list) or
+JSONL.
 
 In: a path or a dict. Out: `Task` records. Errors are one line naming the file, the line, the field, the value
 (shortened) and the fix. Optional fields we add: entry_point, reference_solution, hidden_test_cases, family,
@@ -61,7 +62,7 @@ def load_tasks(path: str | Path) -> list[Task]:
 
 
 def task_from_dict(d: Any, where: str = "task") -> Task:
-    """Build a Task from the write-up schema; raises TaskFormatError naming the field and the fix."""
+    """Build a Task from the task schema; raises TaskFormatError naming the field and the fix."""
     if not isinstance(d, dict):
         raise TaskFormatError(f"{where}: a task must be a JSON object, got {type(d).__name__} {short(d)}")
     missing = [k for k in _REQUIRED if k not in d]

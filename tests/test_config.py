@@ -25,8 +25,8 @@ def test_efficacy_yaml_loads_with_a_controller_that_acts_every_iteration():
     assert cfg.evolution.coevolve_every <= cfg.generation.tasks_per_iteration and cfg.evolution.patience == 1
 
 
-def test_write_up_config_is_accepted_as_is(tmp_path):
-    # §4.1 of the write-up, verbatim keys and values (YAML reads `network: off` as False).
+def test_the_reference_config_is_accepted_as_is(tmp_path):
+    # docs/method.md#the-reference-configuration, verbatim keys and values (YAML reads `network: off` as False).
     (tmp_path / "c.yaml").write_text(
         "executor:\n  mode: docker\n  image: python:3.11\n  timeout: 5\n  memory_limit: 512m\n  network: off\n"
         "evolution:\n  difficulty_low: 0.2\n  difficulty_high: 0.9\n  coevolve_every: 20\n  replay_ratio: 0.3\n"

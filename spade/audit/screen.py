@@ -1,4 +1,5 @@
-"""Screen generated code for dangerous content before it runs (write-up §7.2): an AST walk, no execution.
+"""Screen generated code for dangerous content before it runs (docs/method.md#security-audit): an AST walk, no
+execution.
 
 In: source text. Out: a sorted tuple of finding codes from FINDINGS (empty when nothing was seen). The sandbox
 already contains what the code can do; screening records what it *tried*, for the audit trail and the report.

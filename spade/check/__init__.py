@@ -1,4 +1,4 @@
-"""`spade check`: the write-up's §8.2 pre-flight checklist against a config and this host."""
+"""`spade check`: the pre-flight checklist (docs/method.md#pre-flight-checklist) against a config and this host."""
 
 from spade.check.command import check_command, host_facts, run_checks
 from spade.check.items import CheckItem, HostFacts, checklist

@@ -1,4 +1,4 @@
-"""`spade check [--config FILE]`: the §8.2 checklist against a config and this host, ✓ or ✗ per line.
+"""`spade check [--config FILE]`: the pre-flight checklist against a config and this host, ✓ or ✗ per line.
 
 In: a `SpadeConfig`. Out: a table on the terminal; exit 0 when every line passes, 1 otherwise. Probes the host
 for real: `check_isolation` verifies each sandbox layer from inside a child, and a candidate is scored twice.
@@ -47,7 +47,7 @@ def check_command(cfg: SpadeConfig) -> int:
     from rich.table import Table
 
     items = run_checks(cfg)
-    table = Table(title="SPADE checklist (write-up §8.2)")
+    table = Table(title="SPADE pre-flight checklist (docs/method.md#pre-flight-checklist)")
     for column in ("", "stage", "check", "detail"):
         table.add_column(column)
     table.add_column("config key", overflow="fold")

@@ -1,4 +1,4 @@
-"""The write-up's §8.2 engineering checklist, judged against one config and this host.
+"""The pre-flight engineering checklist (docs/method.md#pre-flight-checklist), judged against one config and this host.
 
 In: a `SpadeConfig` and an `IsolationReport` (from `spade.sandbox.check_isolation`), plus whether a real
 candidate scored twice in the sandbox got the same verdict. Out: one `CheckItem` per checklist line, ✓ or ✗,
@@ -19,7 +19,7 @@ BUILT_IN = "(built in)"
 
 @dataclass(frozen=True)
 class CheckItem:
-    stage: str  # the §8.2 stage the line belongs to
+    stage: str  # the checklist stage the line belongs to
     name: str
     ok: bool
     detail: str

@@ -1,10 +1,12 @@
-"""The co-evolution controller: keeps each family's success rate inside the learning band (write-up §3.6, §6.2).
+"""The co-evolution controller: keeps each family's success rate inside the learning band
+(docs/method.md#co-evolution-and-the-controller).
 
 In: per-rollout success (0/1) tagged with family. Out: `Decision`s that move a family's target difficulty by
 one step (or up to `max_steps`: one per 0.1 of success the window lies outside the band), only after the window
 mean stays outside the band for `patience` consecutive checks (dead zone + hysteresis), bounded by
 [difficulty_low, difficulty_high]. Checks happen every `coevolve_every` steps and only
-at iteration ends, i.e. never more often than the policy is updated (§5.4). State round-trips through JSON.
+at iteration ends, i.e. never more often than the policy is updated (docs/method.md#update-frequency). State
+round-trips through JSON.
 
 Measured difficulty: every rollout is also filed under its task's claimed difficulty level (replayed tasks keep
 the level they were made at, so they never bias the window at the current level). Once a level holds enough

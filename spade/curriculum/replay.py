@@ -1,4 +1,4 @@
-"""Replay: which earlier tasks return to the batch (write-up §5.3 replay_ratio).
+"""Replay: which earlier tasks return to the batch (evolution.replay_ratio; docs/method.md#replay).
 
 In: each stored task's per-iteration pass rates. Out: task ids, prioritising tasks the policy used to
 solve and now fails (forgetting), then tasks never solved, then the rest; ties broken by a seeded RNG.

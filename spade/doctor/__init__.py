@@ -1,4 +1,5 @@
-"""`spade doctor`: read a run and name the write-up's §6.1 failure patterns it shows, with evidence and fixes."""
+"""`spade doctor`: read a run and name the failure patterns it shows (docs/method.md#failure-patterns), with evidence
+and fixes."""
 
 from spade.doctor.command import doctor_command
 from spade.doctor.rules import Checkup, Diagnosis, diagnose

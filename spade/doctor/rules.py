@@ -1,8 +1,9 @@
-"""The doctor's rules: one function per failure pattern of the write-up's §6.1 table (plus §7.1's two rates).
+"""The doctor's rules: one function per failure pattern of docs/method.md#failure-patterns (plus the two rates of
+docs/method.md#generator-health).
 
 In: a `RunView`. Out: a `Checkup` holding a `Diagnosis` (evidence from the run, the likely cause, the fix to try,
 with the config keys that change it) for each pattern the run shows, and a note for each rule the run is too short
-to judge. Thresholds are module constants, chosen so a run inside the write-up's healthy ranges triggers none.
+to judge. Thresholds are module constants, chosen so a run inside the method's healthy ranges triggers none.
 """
 
 from __future__ import annotations
@@ -23,15 +24,15 @@ DUPLICATE_SHARE = 0.2  # of all drafts
 TIMEOUT_SHARE = 0.2  # of rollouts, averaged over the last LONG iterations
 HACK_RISE, HACK_FALL = 0.05, 0.05  # training pass rate up by at least, while eval pass@1 down by at least
 DIVERSITY_DROP, DIVERSITY_FLOOR = 0.25, 0.5  # distinct-program share fell by at least, to below
-PARSE_FAILURE = 0.10  # §7.1: JSON parse failure rate of the generator above this
-REFERENCE_PASS = 0.80  # §7.1: share of drafts whose reference runs cleanly, below this
+PARSE_FAILURE = 0.10  # docs/method.md#generator-health: JSON parse failure rate of the generator above this
+REFERENCE_PASS = 0.80  # docs/method.md#generator-health: share of drafts whose reference runs cleanly, below this
 MIN_DRAFTS = 10
 
 
 @dataclass(frozen=True)
 class Diagnosis:
     code: str
-    title: str  # the symptom, in the words of §6.1
+    title: str  # the symptom, as docs/method.md#failure-patterns names it
     evidence: str
     cause: str
     fix: str
@@ -77,7 +78,8 @@ def all_tasks_fail(view: RunView) -> Diagnosis | str | None:
         + (f"; mean reward {_fmt(rewards)}" if rewards else ""),
         "tasks too hard for the policy, or their tests are wrong",
         "check that references pass their tests (`spade validate` on exported tasks); lower "
-        "evolution.initial_difficulty and evolution.difficulty_low so some rollouts succeed", "§6.1")
+        "evolution.initial_difficulty and evolution.difficulty_low so some rollouts succeed",
+        "docs/method.md#failure-patterns")
 
 
 def difficulty_flat(view: RunView) -> Diagnosis | str | None:
@@ -95,7 +97,7 @@ def difficulty_flat(view: RunView) -> Diagnosis | str | None:
         f"{_fmt(rises[lowest])}); mean reward {_fmt(reward)}",
         "policy updates too rare or too weak, or the raise threshold is out of reach",
         "update more often (training.update_every, training.steps_per_update, training.lr); lower "
-        "evolution.success_high so the difficulty rises sooner", "§6.1")
+        "evolution.success_high so the difficulty rises sooner", "docs/method.md#failure-patterns")
 
 
 def _reversals(values: list[float]) -> int:
@@ -117,7 +119,7 @@ def difficulty_oscillating(view: RunView) -> Diagnosis | str | None:
         f"({_fmt(_values(view.series(f'difficulty/{worst}')[-OSCILLATION_WINDOW:]))})",
         "difficulty adjusted too often; environment and policy drift together",
         "raise evolution.patience (hysteresis) and evolution.coevolve_every, enlarge evolution.window, or widen "
-        "the dead zone between evolution.success_low and evolution.success_high", "§6.1, §6.2")
+        "the dead zone between evolution.success_low and evolution.success_high", "docs/method.md#failure-patterns")
 
 
 def duplicate_tasks(view: RunView) -> Diagnosis | str | None:
@@ -134,7 +136,8 @@ def duplicate_tasks(view: RunView) -> Diagnosis | str | None:
         "repeat an earlier description and signature",
         "the generator keeps proposing the same tasks (too few families or parameters, a prompt without variety)",
         "draw from more families (generation.families empty = all), keep near-duplicate filtering on "
-        "(generation.dedup_threshold), and for the LLM proposer raise generation.proposer_temperature", "§6.1")
+        "(generation.dedup_threshold), and for the LLM proposer raise generation.proposer_temperature",
+        "docs/method.md#failure-patterns")
 
 
 def many_timeouts(view: RunView) -> Diagnosis | str | None:
@@ -149,7 +152,7 @@ def many_timeouts(view: RunView) -> Diagnosis | str | None:
         f"timeout share {_fmt(recent)} in the last {LONG} iterations (mean {mean(recent):.0%})",
         "the policy writes endless loops, or the time limit is too short for honest code",
         "inspect timed-out candidates; if honest code is slow raise executor.timeout, executor.time_floor_s or "
-        "executor.time_factor; endless loops already score 0", "§6.1")
+        "executor.time_factor; endless loops already score 0", "docs/method.md#failure-patterns")
 
 
 def reward_hacking(view: RunView) -> Diagnosis | str | None:
@@ -173,7 +176,8 @@ def reward_hacking(view: RunView) -> Diagnosis | str | None:
                 f"{hard:.0f} rollouts suspected of hard-coding",
                 "the policy found a reward shortcut, e.g. hard-coding the visible tests",
                 "add hidden tests (generation.hidden_tests, generation.min_hidden_share), keep rollback on "
-                "(eval.every, eval.rollback_margin) and lower reward.difficulty_bonus", "§6.1, §5.2")
+                "(eval.every, eval.rollback_margin) and lower reward.difficulty_bonus",
+                "docs/method.md#failure-patterns")
     return None
 
 
@@ -189,7 +193,7 @@ def diversity_collapse(view: RunView) -> Diagnosis | str | None:
         f"distinct programs per task fell from {early:.0%} to {late:.0%} of the samples",
         "sampling temperature too low, or the policy over-fitted its own past solutions",
         "raise sampling.temperature or sampling.top_p, lower training.lr, and replay older tasks "
-        "(evolution.replay_ratio); restore an earlier checkpoint as an opponent", "§6.1")
+        "(evolution.replay_ratio); restore an earlier checkpoint as an opponent", "docs/method.md#failure-patterns")
 
 
 def parse_failures(view: RunView) -> Diagnosis | str | None:
@@ -204,7 +208,7 @@ def parse_failures(view: RunView) -> Diagnosis | str | None:
         f"generator parse failure rate {_fmt(recent)} in the last {len(recent)} iterations",
         "the proposer's prompt or model cannot produce the task format reliably",
         "use generation.proposer_mode code_first for small models, show more examples "
-        "(generation.proposer_examples), lower generation.proposer_temperature", "§7.1")
+        "(generation.proposer_examples), lower generation.proposer_temperature", "docs/method.md#generator-health")
 
 
 def reference_failures(view: RunView) -> Diagnosis | str | None:
@@ -220,7 +224,8 @@ def reference_failures(view: RunView) -> Diagnosis | str | None:
         "reference_failures", "Reference solutions fail (< 80% pass)",
         f"{bad} of {drafts} drafts rejected because the reference failed ({reasons}): reference pass rate {rate:.0%}",
         "the task schema or generator produces unsolvable or inconsistent tasks",
-        "fix the generator's references; if they only time out raise generation.reference_time_limit_s", "§7.1")
+        "fix the generator's references; if they only time out raise generation.reference_time_limit_s",
+        "docs/method.md#generator-health")
 
 
 RULES: tuple[Rule, ...] = (

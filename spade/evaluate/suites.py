@@ -2,7 +2,7 @@
 suite's test split) and 'heldout-dev' (its dev split, the eval gate's), 'heldout-<kind>' and 'heldout-<kind>-dev'
 for every other task kind with registered families (e.g. heldout-program), or a path to a task file.
 
-In: a suite name or a path to JSON/JSONL in the write-up schema. Out: a list of `Task` records, never shown
+In: a suite name or a path to JSON/JSONL in SPADE's task schema. Out: a list of `Task` records, never shown
 to training. Unknown names raise ConfigError listing the choices; suites register in spade.registry.SUITES. The
 held-out splits share the training distribution, so they are filtered against a run's tasks rather than reserved
 from training (`in_distribution`).

@@ -1,4 +1,5 @@
-"""`spade variants SEEDS.jsonl`: seed-task variants (§8.1), validated by execution, written as a task file.
+"""`spade variants SEEDS.jsonl`: seed-task variants (docs/method.md#seed-variants-and-composition), validated by
+execution, written as a task file.
 
 Per seed, variant 0 is renamed with fresh inputs; with `compose` (the default) the others also compose a step
 from another family (spade.generate.compose). A composed variant must validate like any task and must also

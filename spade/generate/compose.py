@@ -1,4 +1,5 @@
-"""Composed seed variants (write-up §8.1): a seed task followed, or preceded, by one step from another family.
+"""Composed seed variants (docs/method.md#seed-variants-and-composition): a seed task followed, or preceded, by
+one step from another family.
 
 In: a seed's signature, read as types. Out: the `Transform`s that fit it and, for a chosen one, the composed
 reference (the seed's function kept under a private name and called from the new entry point), the new

@@ -218,7 +218,8 @@ class TaskSupply:
 
 
 def record_proposals(w: IterationWrite, batch: Any, outcomes: list[Any]) -> None:
-    """Parse-stage rejections are data too: counted by reason and kept in the metrics (§7.1: JSON failure rate)."""
+    """Parse-stage rejections are data too: counted by reason and kept in the metrics
+    (docs/method.md#generator-health)."""
     from spade.generate.proposer import cross_check
 
     stats = cross_check(batch, outcomes)

@@ -1,4 +1,5 @@
-"""Seed-task variants (write-up §8.1): grow a seed set by renaming, new inputs and composition, never by new answers.
+"""Seed-task variants (docs/method.md#seed-variants-and-composition): grow a seed set by renaming, new inputs and
+composition, never by new answers.
 
 In: a seed `Task` with a reference solution. Out: `TaskDraft`s — the function and its parameters renamed
 (reference rewritten through the AST, description and signature updated) and the inputs re-drawn around the

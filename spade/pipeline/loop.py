@@ -1,4 +1,4 @@
-"""The co-evolution loop, as the write-up draws it (§3.1): one page that calls the stages in order.
+"""The co-evolution loop (docs/method.md#the-loop): one page that calls the stages in order.
 
 generate -> validate -> dedup -> sample -> execute -> reward -> co-evolve -> update -> evaluate -> commit.
 Each iteration is committed to the run database in one transaction; `resume` restarts after the last one.

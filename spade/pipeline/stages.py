@@ -184,8 +184,9 @@ def save_base_checkpoint(e: Engine) -> None:
 
 
 def gate(e: Engine, w: IterationWrite, label: str) -> None:
-    """Eval gate (§7.2) on the dev split only: a new best is marked; a regression beyond noise restores the best
-    checkpoint. The dev evaluation is recorded as suite `label`, apart from the reported ones."""
+    """Eval gate (docs/method.md#the-eval-gate-and-rollback) on the dev split only: a new best is marked; a
+    regression beyond noise restores the best checkpoint. The dev evaluation is recorded as suite `label`, apart
+    from the reported ones."""
     from spade.train.checkpoint import mark_best
     from spade.train.rollback import roll_back
 

@@ -4,7 +4,7 @@ In: a weight matrix [out, in] of the live model. Out: the same weight in oneDNN'
 packing does not apply; `linear` multiplies by whichever it is given. Why: in bfloat16 torch runs a linear layer
 on oneDNN from the weight's plain layout on every call; with the weight packed once, the same products measured
 1.5-3.9x faster at the 1-4 rows of a decode step's tail and about even at 24-64 rows (the model's shapes, one
-thread, AMD EPYC AVX-512 BF16; README, Sampling), with bit-identical results. Packing is checked, not assumed:
+thread, AMD EPYC AVX-512 BF16; docs/method.md#the-embedded-sampler), bit-identical. Packing is checked, not assumed:
 each packed weight's product is compared with torch's on a probe input, and a weight whose product differs in
 any bit stays unpacked, so the sampler still samples exactly the weights that train. float32 weights are never
 packed: torch multiplies them with another library, whose results a oneDNN product would not reproduce bit for

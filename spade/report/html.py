@@ -112,7 +112,7 @@ def diagnosis_section(diagnoses: Sequence[Diagnosis] | None) -> str:
     if diagnoses is None:
         return ""
     if not diagnoses:
-        return "<h2>Doctor</h2><p class='ok'>no failure pattern of §6.1 detected</p>"
+        return "<h2>Doctor</h2><p class='ok'>no failure pattern detected</p>"
     rows = [(d.title, d.evidence, d.fix) for d in diagnoses]
     return "<h2>Doctor</h2><p class='bad'>failure patterns detected</p>" + _table(("pattern", "evidence", "fix"), rows)
 

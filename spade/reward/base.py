@@ -28,7 +28,7 @@ class Outcome:
     result: ExecResult
     pass_fraction: float
     solved: bool  # every public and hidden test passed, no timeout
-    hardcoding: bool  # every public test passed and some hidden one failed (write-up §5.2)
+    hardcoding: bool  # all public tests passed, a hidden one failed (docs/method.md#hidden-tests-and-hard-coding)
 
     @classmethod
     def of(cls, task: Task, code: str, result: ExecResult, cfg: RewardConfig) -> Outcome:

@@ -2,8 +2,9 @@
 bonus, and the efficiency, interference, format and memory penalties.
 
 Hidden tests decide the pass term; public tests are what the policy saw, so passing all public tests while
-failing hidden ones flags suspected hard-coding (write-up §5.2). The interference and memory terms use what the
-sandbox observed (its events, its kernel-measured peak memory). Each term is reported separately.
+failing hidden ones flags suspected hard-coding (docs/method.md#hidden-tests-and-hard-coding). The interference
+and memory terms use what the sandbox observed (its events, its kernel-measured peak memory). Each term is
+reported separately.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from spade.reward.base import Outcome, RewardTerm, register_term
 if TYPE_CHECKING:
     from spade.config import RewardConfig
 
-# Behaviour the sandbox observed that counts as interference (write-up §3.5: reading system files, reaching
-# the network, spawning processes, printing beside the return value, flooding output).
+# Behaviour the sandbox observed that counts as interference (docs/method.md#interference: reading system files,
+# reaching the network, spawning processes, printing beside the return value, flooding output).
 INTERFERENCE_EVENTS = frozenset({
     "output_flood", "stray_output", "syscall_denied", "file_access", "process_spawn", "socket",
     # What the pre-execution screen (spade.audit) found in the code: shell-outs, network, credential paths,

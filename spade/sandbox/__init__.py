@@ -18,7 +18,7 @@ its stdin streams in on the job pipe, its stdout and stderr come back capped on 
 from the kernel; what it prints is data for a judge outside the sandbox, never a verdict
 (tests/sandbox/test_program.py: the classes below, as programs).
 
-Covered, by the threat-model classes of DESIGN.md §3 (tests in tests/sandbox/):
+Covered, by the threat-model classes of docs/method.md#threat-model (tests in tests/sandbox/):
 - forged verdicts: test_hostile.py::test_hostile_candidate_never_passes[sys_exit_zero, os_exit_zero_*,
   prints_passed, atexit_handler, forges_frames_on_inherited_fds];
   test_scoring.py::test_exit_codes_and_output_are_never_verdicts

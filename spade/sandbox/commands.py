@@ -1,6 +1,6 @@
 """CLI pieces: `spade exec TASK SOLUTION` and `spade sandbox check`.
 
-in: a task file (JSON or JSONL in the write-up schema), a solution file, the config. out: a readable table per
+in: a task file (JSON or JSONL in SPADE's task schema), a solution file, the config. out: a readable table per
 test (or the full result as JSON) and an exit code: 0 when the solution passes, 1 when it does not; bad
 arguments raise TaskFormatError (exit 2), a failing sandbox SandboxError (exit 3), each one line.
 """

@@ -49,7 +49,7 @@ class SandboxPool:
     def __init__(self, cfg: ExecutorConfig) -> None:
         if cfg.mode == "subprocess":
             raise SandboxError(
-                "executor.mode = 'subprocess' is the write-up's unsafe prototype, kept only for bench/sandbox.py; "
+                "executor.mode = 'subprocess' is the unsafe prototype executor, kept only for bench/sandbox.py; "
                 "set executor.mode to 'sandbox'"
             )
         if cfg.mode == "docker":

@@ -1,4 +1,5 @@
-"""The write-up's naive executor (§4.2), kept only as the benchmark's baseline: never use it to grade.
+"""The naive prototype executor (docs/method.md#the-prototype-executor), kept only as the benchmark's baseline:
+never use it to grade.
 
 in: code, entry point, (args, expected) pairs, a timeout. out: True when `python -c` of the code with one
 assert per test appended exits 0 within the timeout. Its verdict is the exit code, so a candidate that calls

@@ -1,6 +1,6 @@
 """SPADE's own grading endpoint: completions (or bare code) for one task, through the same path as `spade run`.
 
-in: a task in the write-up's schema (hidden tests included), completions as the policy wrote them (code extracted
+in: a task in SPADE's task schema (hidden tests included), completions as the policy wrote them (code extracted
 by the task kind's extractor) or code as is, graded on the one grading path (spade.rollout: screen, execute, reward).
 out: per completion the sandbox's verdict per test, the scores and the reward terms, exactly what the loop records
 for a rollout (the screen's findings among the events). Expected values never leave the host's side of the
@@ -21,7 +21,7 @@ MAX_ANSWERS = 256
 
 
 class GradeRequest(BaseModel):
-    task: dict[str, Any] = Field(..., description="one task in the write-up's schema (hidden_test_cases allowed)")
+    task: dict[str, Any] = Field(..., description="one task in SPADE's task schema (hidden_test_cases allowed)")
     completions: list[str] | None = Field(None, description="model outputs; the code is extracted from each")
     code: list[str] | None = Field(None, description="code to run as is (instead of completions)")
     prefilled: bool = Field(False, description="the prompt ended inside an opening code fence")

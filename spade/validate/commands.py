@@ -1,4 +1,4 @@
-"""`spade validate FILE`: validate tasks given in the write-up's schema and print a verdict per task.
+"""`spade validate FILE`: validate tasks given in SPADE's task schema and print a verdict per task.
 
 In: a .json/.jsonl path and the config. Out: a rich table (task, verdict, reasons), the counts, and the exit
 code: 0 when every task is accepted, 1 otherwise. Tasks with a reference are run in the sandbox and must

@@ -1,4 +1,5 @@
-"""`spade check`: each §8.2 line is ✓ on the defaults and flips to ✗ when the config key it names is turned off.
+"""`spade check`: each checklist line (docs/method.md#pre-flight-checklist) is ✓ on the defaults and flips to ✗
+when the config key it names is turned off.
 
 The host facts come from the real sandbox (check_isolation and a candidate scored twice), probed once per module.
 """
@@ -27,7 +28,7 @@ def cfg(**sections: dict) -> SpadeConfig:
     return config_from_dict(sections)
 
 
-def test_the_checklist_covers_every_line_of_the_write_ups_table(facts: HostFacts) -> None:
+def test_the_checklist_covers_every_line_of_its_six_stages(facts: HostFacts) -> None:
     assert {it.name for it in checklist(SpadeConfig(), facts)} == EXPECTED
 
 

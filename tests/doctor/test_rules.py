@@ -1,4 +1,5 @@
-"""Each §6.1 pattern is diagnosed on a real run database built to show it; a healthy run triggers none."""
+"""Each failure pattern (docs/method.md#failure-patterns) is diagnosed on a real run database built to show it; a
+healthy run triggers none."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def test_a_diagnosis_carries_evidence_from_the_run_and_a_fix_naming_config_keys(
         (d,) = diagnose(load_view(store)).diagnoses
     assert "50%" in d.evidence
     assert "executor.timeout" in d.fix
-    assert d.section == "§6.1"
+    assert d.section == "docs/method.md#failure-patterns"
 
 
 def test_a_short_run_is_not_judged_rather_than_declared_healthy(tmp_path: Path) -> None:

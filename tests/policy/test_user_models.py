@@ -1,7 +1,7 @@
 """`training.model` names a model of the user's: a local Hugging Face directory, a GGUF file, or a name found under
-SPADE_MODELS_DIR; one that is not on disk is refused in one line before a run directory is made. The write-up's
-§4.1 config names qwen2.5-coder-7b: a tiny randomly initialised Llama, saved with the embedded tokenizer, stands
-in for it (nothing is downloaded)."""
+SPADE_MODELS_DIR; one that is not on disk is refused in one line before a run directory is made. The reference
+configuration (docs/method.md#the-reference-configuration) names qwen2.5-coder-7b: a tiny randomly initialised
+Llama, saved with the embedded tokenizer, stands in for it (nothing is downloaded)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from spade.config import SamplingConfig, TrainingConfig
 from spade.errors import ConfigError
 from spade.policy import model_files
 
-WRITEUP_41 = """\
+REFERENCE_CONFIG = """\
 executor:
   mode: docker
   image: python:3.11
@@ -89,10 +89,10 @@ def test_a_missing_model_names_where_it_was_looked_for(tmp_path: Path, monkeypat
         model_files.resolve_model(str(tmp_path / "half"))
 
 
-def test_the_writeups_config_without_its_model_fails_in_one_line_before_making_a_run(tmp_path: Path, monkeypatch,
-                                                                                       capsys) -> None:
+def test_the_reference_config_without_its_model_fails_in_one_line_before_making_a_run(tmp_path: Path, monkeypatch,
+                                                                                        capsys) -> None:
     monkeypatch.setenv("SPADE_MODELS_DIR", str(tmp_path / "models"))
-    (tmp_path / "41.yaml").write_text(WRITEUP_41)
+    (tmp_path / "41.yaml").write_text(REFERENCE_CONFIG)
     code = main(["run", "--config", str(tmp_path / "41.yaml"), "--run-dir", str(tmp_path / "run")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
@@ -100,18 +100,18 @@ def test_the_writeups_config_without_its_model_fails_in_one_line_before_making_a
     assert not (tmp_path / "run").exists()
 
 
-# Not in §4.1: bounds on this test's CPU time only, merged in beside the §4.1 keys (which stay unchanged).
+# Not in the reference configuration: bounds on this test's CPU time only, merged in beside its keys (unchanged).
 COST_BOUNDS = {"generation": {"tasks_per_iteration": 2}, "sampling": {"sampling_n": 4, "max_new_tokens": 16},
                "eval": {"limit": 4, "gate_limit": 4}, "training": {"steps_per_update": 1}}
 
 
 @pytest.mark.slow
-def test_the_writeups_config_runs_with_a_local_model_standing_in(models: Path, tmp_path: Path) -> None:
+def test_the_reference_config_runs_with_a_local_model_standing_in(models: Path, tmp_path: Path) -> None:
     import yaml
 
-    config = yaml.safe_load(WRITEUP_41)
+    config = yaml.safe_load(REFERENCE_CONFIG)
     for section, keys in COST_BOUNDS.items():
-        assert not set(keys) & set(config.get(section, {}))  # no §4.1 key is overridden
+        assert not set(keys) & set(config.get(section, {}))  # no reference key is overridden
         config.setdefault(section, {}).update(keys)
     (tmp_path / "41.yaml").write_text(yaml.safe_dump(config))
     env = {"SPADE_MODELS_DIR": str(models), "PATH": "/usr/bin:/bin"}

@@ -1,4 +1,5 @@
-"""Observed interference (§3.5): what a candidate tried beyond computing its answer reaches RawRun.events.
+"""Observed interference (docs/method.md#interference): what a candidate tried beyond computing its answer reaches
+RawRun.events.
 
 The child's audit hook (installed before candidate code, never removable) reports file_access, socket and
 process_spawn; the watcher adds stray_output. A clean candidate, imports included, reports nothing.

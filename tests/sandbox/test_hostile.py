@@ -1,4 +1,4 @@
-"""Adversarial suite: hostile candidates, one property each, covering every class of DESIGN.md §3.
+"""Adversarial suite: hostile candidates, one property each, covering every class of docs/method.md#threat-model.
 
 Each candidate attacks `secret_task` (expected values it cannot compute honestly without the right code).
 It must not pass, the grader must stay alive, the host must be unchanged, and a correct candidate run right

@@ -1,5 +1,5 @@
-"""Residue across jobs and memory outside the limits (DESIGN.md §3): what one candidate leaves or holds must not
-reach the next candidate on the same worker, nor escape the memory limit.
+"""Residue across jobs and memory outside the limits (docs/method.md#threat-model): what one candidate leaves or
+holds must not reach the next candidate on the same worker, nor escape the memory limit.
 
 Each test runs on a pool of one worker, so the next job is sure to land where the previous one ran.
 """

@@ -47,7 +47,7 @@ def test_the_first_per_test_timeout_ends_the_candidate_and_its_status_is_timeout
     result = pool.score(task, code, time_limits=[LIMIT] * 4)
     assert [t.status for t in result.tests] == [TestStatus.PASSED, TestStatus.TIMEOUT, TestStatus.NOT_RUN,
                                                 TestStatus.NOT_RUN]
-    assert result.status is ExecStatus.TIMEOUT and result.timed_out  # the reward scores it 0 (§5.2)
+    assert result.status is ExecStatus.TIMEOUT and result.timed_out  # the reward scores it 0 (docs/method.md#rewards)
     assert result.wall_time_s < 2 * LIMIT + 1.0  # one per-test limit, not one per remaining test
     assert pool.score(secret_task(), CORRECT).score == 1.0
 

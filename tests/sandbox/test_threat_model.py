@@ -1,4 +1,5 @@
-"""The sandbox's covered / not covered header stays true: every threat class of DESIGN.md §3, each with tests that exist."""
+"""The sandbox's covered / not covered header stays true: every threat class of docs/method.md#threat-model, each
+with tests that exist."""
 
 from __future__ import annotations
 

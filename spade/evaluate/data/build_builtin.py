@@ -1,7 +1,7 @@
 """Write builtin.jsonl from the hand-written definitions, expected values computed in the sandbox.
 
 In: the TASKS lists of builtin_easy, builtin_medium and builtin_algorithms. Out: one task per line in the
-write-up schema (DESIGN.md §2), tagged 'eval' plus topic and level tags. Run after editing a definition:
+task schema (docs/method.md#task-schema), tagged 'eval' plus topic and level tags. Run after editing a definition:
     python -m spade.evaluate.data.build_builtin
 """
 

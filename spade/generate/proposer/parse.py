@@ -103,7 +103,7 @@ def _first(obj: dict[str, Any], *keys: str) -> Any:
 
 
 def _spec_tests(obj: dict[str, Any], func: ast.FunctionDef) -> tuple[Any, dict[int, Any]]:
-    """Argument lists (and stated values) from 'inputs' + 'expected', or from the write-up's 'test_cases'."""
+    """Argument lists (and stated values) from 'inputs' + 'expected', or from the task schema's 'test_cases'."""
     cases = _first(obj, "test_cases", "tests")
     raw_inputs = _first(obj, "inputs", "test_inputs")
     expected = _first(obj, "expected", "expected_outputs", "outputs")

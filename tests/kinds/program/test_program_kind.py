@@ -139,7 +139,7 @@ def test_spade_validate_refuses_a_program_task_of_the_wrong_shape_in_one_line(tm
 
 
 def test_the_readme_shows_the_example_program_task_file():
-    readme = (EXAMPLE.parents[1] / "README.md").read_text()
+    readme = (EXAMPLE.parents[1] / "docs" / "kinds.md").read_text()
     section = readme.split("### program\n", 1)[1].split("\n### ", 1)[0]
     block = section.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(block) == json.loads(EXAMPLE.read_text())

@@ -186,7 +186,7 @@ def test_spade_validate_accepts_a_good_repair_file_and_rejects_a_broken_one_with
 
 
 def test_the_readme_example_is_a_valid_repair_task(pool):
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    readme = (Path(__file__).parents[3] / "docs" / "kinds.md").read_text()
     start = readme.index('{"task_id": "repair/count_above"')
     task = task_from_dict(json.loads(readme[start:readme.index("```", start)]))
     [outcome] = validate_tasks([task], pool, CFG)

@@ -1,4 +1,4 @@
-"""SQL tasks in task files: they round-trip through the write-up's schema, and `spade validate` runs their
+"""SQL tasks in task files: they round-trip through SPADE's task schema, and `spade validate` runs their
 reference in the sandbox, accepting a sound file and rejecting a broken one with reasons, never a traceback."""
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_load_tasks_reads_a_sql_file(tmp_path):
 
 
 def test_the_readme_example_validates(tmp_path):
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    readme = (Path(__file__).parents[3] / "docs" / "kinds.md").read_text()
     block = readme.split("### sql", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
     code, text = validate(tmp_path, [json.loads(block)])
     assert code == 0, text

@@ -1,4 +1,4 @@
-"""Structured tasks in task files: they round-trip through the write-up's schema, `spade validate` accepts a
+"""Structured tasks in task files: they round-trip through SPADE's task schema, `spade validate` accepts a
 sound file (reference judged, corrupted copies caught) and rejects broken ones with reasons, without a traceback."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_a_structured_file_with_an_unknown_kind_is_one_line(tmp_path, capsys):
 
 
 def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "kinds.md").read_text()
     example = readme.split("### structured", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
     path = tmp_path / "example.json"
     path.write_text(example)

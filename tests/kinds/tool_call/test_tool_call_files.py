@@ -1,4 +1,4 @@
-"""Tool-call tasks in task files: they round-trip through the write-up's schema (with `kind`), `spade validate`
+"""Tool-call tasks in task files: they round-trip through SPADE's task schema (with `kind`), `spade validate`
 accepts a sound file and rejects broken ones with reasons (exit 1, no traceback)."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_an_unknown_kind_in_a_file_is_one_line_naming_the_known_kinds(tmp_path, 
 
 
 def test_the_readme_example_is_a_task_spade_validate_accepts(tmp_path, capsys):
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "kinds.md").read_text()
     example = json.loads(readme.split("### tool_call", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0])
     assert main(["validate", _write(tmp_path, example)]) == 0
     assert "1 accepted" in capsys.readouterr().out
