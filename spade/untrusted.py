@@ -2,8 +2,9 @@
 
 In: any str from outside (it may hold lone surrogates, NULs, megabytes). Out: the same text bounded in UTF-8 bytes
 with lone surrogates replaced by U+FFFD, so that every later parse, regex, sqlite insert or `.encode()` sees text
-it can handle in time linear in the cap; `excerpt` keeps a bounded head with a marker saying what was cut; and
-`json_depth` measures bracket nesting in one pass, before `json.loads` would recurse into it.
+it can handle in time linear in the cap (`clip` keeps the head, `clip_ends` the head and the tail, where final
+answers are); `excerpt` keeps a bounded head with a marker saying what was cut; `json_depth` measures bracket
+nesting in one pass, before `json.loads` would recurse into it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ def clip(text: str, limit: int) -> str:
         return text
     data = text.encode("utf-8")
     return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def clip_ends(text: str, limit: int) -> str:
+    """At most about `limit` UTF-8 bytes of `text`: when over, its head and its tail (a completion's code comes
+    first, a final answer last) around a line saying how many bytes were left out; cleaned of lone surrogates."""
+    if not over(text, limit):
+        return clean(text)
+    half = max(0, limit // 2 - 32)
+    head = clip(text, half)
+    tail = clean(text[-half:]) if half else ""
+    if not tail.isascii():
+        data = tail.encode("utf-8")
+        tail = data[len(data) - min(len(data), half):].decode("utf-8", "ignore")
+    dropped = len(text.encode("utf-8", "surrogatepass")) - len(head.encode()) - len(tail.encode())
+    return f"{head}\n…[{dropped} bytes left out]…\n{tail}"
 
 
 def over(text: str, limit: int) -> bool:

@@ -17,7 +17,7 @@ from spade.config import RewardConfig
 from spade.kinds import KINDS, Scorer, group_by_kind, kind_of
 from spade.records import Candidate, Completion, ExecResult, Rollout, Task
 from spade.reward import compute_reward
-from spade.untrusted import MAX_COMPLETION_BYTES, clean, clip, over
+from spade.untrusted import MAX_COMPLETION_BYTES, clean, clip_ends, over
 
 OnDone = Callable[[int], None]
 
@@ -32,7 +32,7 @@ class Grader:
               model: str = "", prefilled: bool = True, on_done: OnDone | None = None) -> list[Rollout]:
         """Extract each completion's answer (`prefilled`: it continues after the prompt's prefill), then grade it.
         `ids` name the candidates (one per completion)."""
-        texts = [clip(c.text, MAX_COMPLETION_BYTES) for c in completions]  # one budget before any extractor
+        texts = [clip_ends(c.text, MAX_COMPLETION_BYTES) for c in completions]  # one budget before any extractor
         candidates = [
             Candidate(candidate_id=cid, task_id=task.task_id, completion=text,
                       code=kind_of(task).extract(task, text, prefilled=prefilled), model=model,
