@@ -65,3 +65,10 @@ def test_lone_surrogates_in_the_answer_are_graded() -> None:
         pytest.approx(FULL)
     assert compute_score("spade", RIGHT.replace("return", "# \ud800\n    return"), TRUTH)["score"] == \
         pytest.approx(FULL)
+
+
+def test_ground_truth_nested_past_the_json_decoder_is_the_one_line_error_for_bad_ground_truth() -> None:
+    from spade.errors import TaskFormatError
+
+    with pytest.raises(TaskFormatError, match="nests too deeply"):
+        compute_score("spade", RIGHT, "[" * 100_000)
