@@ -321,7 +321,8 @@ def _parse_reply(reply: dict, n: int) -> RawRun:
         raise ValueError("events is not a list of names")
     return RawRun(outcomes=outcomes, cpu_time_s=_number(reply["cpu"]), peak_memory_kb=int(_number(reply["maxrss"])),
                   wall_time_s=_number(reply["wall"]), output_bytes=int(_number(reply["out_bytes"])),
-                  output=_text(reply["output"], optional=False), load_status=_text(load.get("status")), load_error=_error(load.get("error")),
+                  output=_text(reply["output"], optional=False), load_status=_text(load.get("status")),
+                  load_error=_error(load.get("error")),
                   events=tuple(events))
 
 

@@ -34,8 +34,8 @@ def test_a_lone_surrogate_anywhere_is_graded_and_the_step_is_recorded(env: Envir
     task = env.draw(1)[0].task
     right = f"```python\n{task.reference_solution}\n```"
     own = replace(task, task_id=task.task_id + "-own", description=task.description + " \ud800")
-    graded, report = env.step([task.task_id, task.task_id, own],
-                              [right, right + "\n\ud800 and prose", f"```python\n# \udfff\n{task.reference_solution}\n```"],
+    commented = f"```python\n# \udfff\n{task.reference_solution}\n```"
+    graded, report = env.step([task.task_id, task.task_id, own], [right, right + "\n\ud800 and prose", commented],
                               model="m\ud800")
     assert report.committed
     assert [g.passed for g in graded] == [True, True, True]
@@ -48,7 +48,8 @@ def test_a_model_name_of_megabytes_is_stored_as_a_bounded_excerpt(env: Environme
     task = env.draw(1)[0].task
     graded, report = env.step([task.task_id], [f"```python\n{task.reference_solution}\n```"], model="x" * 7_000_000)
     assert report.committed and graded[0].passed
-    for (model,) in _rows(env, "SELECT model FROM candidates") + _rows(env, "SELECT model FROM audit WHERE kind = 'candidate'"):
+    stored = _rows(env, "SELECT model FROM candidates") + _rows(env, "SELECT model FROM audit WHERE kind = 'candidate'")
+    for (model,) in stored:
         assert len(model.encode()) <= MAX_FIELD_BYTES and "[truncated" in model
 
 

@@ -33,7 +33,8 @@ def test_grade_answers_hostile_text_with_verdicts(live):
     assert status == 200, body
     assert [r["score"] for r in body["results"]] == [1.0, 1.0, 0.0, 1.0]
     assert body["results"][2]["code"] == "" and body["results"][2]["reward"]["format_penalty"] > 0
-    status, _, body = live.request("POST", "/v1/grade", {"task": TASK, "code": ["def double(x):\n    return 2 * x  # \ud800\n"]})
+    code = ["def double(x):\n    return 2 * x  # \ud800\n"]
+    status, _, body = live.request("POST", "/v1/grade", {"task": TASK, "code": code})
     assert status == 200 and body["results"][0]["score"] == 1.0, body
 
 

@@ -27,7 +27,8 @@ MAX_STARTS = 8  # code-looking lines tried as where bare code starts: a real ans
 def extract_program(completion: str, *, prefilled: bool = True, starter: str = "") -> str:
     """The program to run from `completion`; '' when there is none. `starter`: lines the prompt prefilled after
     the fence (a task's params.starter), part of the program when `prefilled`."""
-    text = (ASSISTANT_PREFILL + starter if prefilled else "") + clip(completion, MAX_COMPLETION_BYTES).replace("\r\n", "\n")
+    completion = clip(completion, MAX_COMPLETION_BYTES).replace("\r\n", "\n")
+    text = (ASSISTANT_PREFILL + starter if prefilled else "") + completion
     budget = ParseBudget()
     segments = text.split(FENCE)
     for segment in segments[1::2]:  # fenced blocks first, in order
