@@ -75,6 +75,9 @@ def task_from_ground_truth(text: str) -> Task:
         data = json.loads(text)
     except (TypeError, json.JSONDecodeError):
         raise TaskFormatError("ground_truth is not JSON; pass the string SPADE's exporter wrote") from None
+    except RecursionError:
+        raise TaskFormatError("ground_truth nests too deeply for JSON; pass the string SPADE's exporter "
+                              "wrote") from None
     if not isinstance(data, dict) or data.get("spade_ground_truth") != VERSION:
         raise TaskFormatError(
             f"ground_truth is not SPADE ground truth version {VERSION}; re-export the data with `spade export`"

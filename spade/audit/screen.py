@@ -3,13 +3,17 @@ execution.
 
 In: source text. Out: a sorted tuple of finding codes from FINDINGS (empty when nothing was seen). The sandbox
 already contains what the code can do; screening records what it *tried*, for the audit trail and the report.
-Unparsable code is scanned as text for the same names, so a syntax error does not hide an intent.
+Unparsable code, and code over MAX_ANSWER_BYTES (not parsed on the host), is scanned as text for the same names,
+so a syntax error does not hide an intent.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+
+from spade.pycode import parse_untrusted
+from spade.untrusted import MAX_ANSWER_BYTES, MAX_COMPLETION_BYTES, clip, over
 
 FINDINGS: dict[str, str] = {
     "shell": "shell-outs and process control (os.system, subprocess, pty, os.fork/kill)",
@@ -49,9 +53,11 @@ _TEXT_FALLBACK = {
 
 def screen_code(code: str) -> tuple[str, ...]:
     """The finding codes for `code`, sorted; () for clean code. Never raises on any input text."""
+    if over(code, MAX_ANSWER_BYTES):
+        return _screen_text(clip(code, MAX_COMPLETION_BYTES))
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = parse_untrusted(code)
+    except SyntaxError:
         return _screen_text(code)
     found: set[str] = set()
     walker = _Walker(found)

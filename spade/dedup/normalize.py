@@ -11,6 +11,9 @@ import ast
 import hashlib
 import re
 
+from spade.pycode import parse_untrusted
+from spade.untrusted import MAX_ANSWER_BYTES, over
+
 _WORD = re.compile(r"[a-z0-9_]+")
 
 
@@ -19,9 +22,10 @@ def normalize_description(text: str) -> str:
 
 
 def canonical_code(source: str) -> str:
-    """The source with docstrings and comments gone and bound names canonicalised; unparsable code stays as is."""
+    """The source with docstrings and comments gone and bound names canonicalised; unparsable code (also code too
+    deep for the parser, or not encodable) stays as is, with its whitespace folded."""
     try:
-        tree = ast.parse(source)
+        tree = _parsed(source)
     except SyntaxError:
         return " ".join(source.split())
     _drop_docstrings(tree)
@@ -38,6 +42,14 @@ def canonical_code(source: str) -> str:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
             node.name = names[node.name]
     return ast.unparse(tree)
+
+
+def _parsed(source: str) -> ast.Module:
+    """The tree of `source`; SyntaxError for what does not parse and for code over MAX_ANSWER_BYTES (not parsed
+    on the host: its whitespace-folded text is its key)."""
+    if over(source, MAX_ANSWER_BYTES):
+        raise SyntaxError(f"code over {MAX_ANSWER_BYTES} bytes")
+    return parse_untrusted(source)
 
 
 def _bound_name(node: ast.AST) -> str | None:
@@ -61,7 +73,7 @@ def _drop_docstrings(tree: ast.AST) -> None:
 
 def exact_key(description: str, code: str) -> str:
     text = normalize_description(description) + "\n" + canonical_code(code)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def shingles(description: str, code: str, words: int = 3, nodes: int = 4) -> set[str]:
@@ -69,7 +81,7 @@ def shingles(description: str, code: str, words: int = 3, nodes: int = 4) -> set
     tokens = normalize_description(description).split()
     out = {"d:" + " ".join(tokens[i:i + words]) for i in range(max(len(tokens) - words + 1, 1)) if tokens}
     try:
-        types = [type(n).__name__ for n in ast.walk(ast.parse(code))]
+        types = [type(n).__name__ for n in ast.walk(_parsed(code))]
     except SyntaxError:
         types = code.split()
     out |= {"a:" + " ".join(types[i:i + nodes]) for i in range(max(len(types) - nodes + 1, 1)) if types}

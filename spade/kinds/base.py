@@ -40,7 +40,7 @@ class Prompt:
 def prompt_hash(messages: tuple[dict[str, str], ...], prefill: str) -> str:
     """Short sha256 of the canonical rendering, independent of any tokenizer, for the audit trail."""
     canonical = json.dumps({"messages": list(messages), "prefill": prefill}, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]  # a task's text may be anything
 
 
 class Scorer(Protocol):

@@ -17,6 +17,7 @@ from spade.config import RewardConfig
 from spade.kinds import KINDS, Scorer, group_by_kind, kind_of
 from spade.records import Candidate, Completion, ExecResult, Rollout, Task
 from spade.reward import compute_reward
+from spade.untrusted import MAX_COMPLETION_BYTES, clean, clip_ends, over
 
 OnDone = Callable[[int], None]
 
@@ -31,17 +32,20 @@ class Grader:
               model: str = "", prefilled: bool = True, on_done: OnDone | None = None) -> list[Rollout]:
         """Extract each completion's answer (`prefilled`: it continues after the prompt's prefill), then grade it.
         `ids` name the candidates (one per completion)."""
+        texts = [clip_ends(c.text, MAX_COMPLETION_BYTES) for c in completions]  # one budget before any extractor
         candidates = [
-            Candidate(candidate_id=cid, task_id=task.task_id, completion=c.text,
-                      code=kind_of(task).extract(task, c.text, prefilled=prefilled), model=model,
+            Candidate(candidate_id=cid, task_id=task.task_id, completion=text,
+                      code=kind_of(task).extract(task, text, prefilled=prefilled), model=model,
                       prompt_hash=c.prompt_hash, prompt_variant=c.prompt_variant, new_tokens=c.new_tokens)
-            for task, c, cid in zip(tasks, completions, ids, strict=True)
+            for task, c, text, cid in zip(tasks, completions, texts, ids, strict=True)
         ]
         return self.grade_candidates(tasks, candidates, on_done=on_done)
 
     def grade_candidates(self, tasks: Sequence[Task], candidates: Sequence[Candidate], *,
                          on_done: OnDone | None = None) -> list[Rollout]:
-        """Screen, execute and reward candidates whose answer (`code`) is already extracted."""
+        """Screen, execute and reward candidates whose answer (`code`) is already extracted. An answer over
+        MAX_COMPLETION_BYTES is not run (a format failure, as no answer is); lone surrogates become U+FFFD."""
+        candidates = [replace(c, code="" if over(c.code, MAX_COMPLETION_BYTES) else clean(c.code)) for c in candidates]
         findings = [kind_of(t).screen(c.code) for t, c in zip(tasks, candidates, strict=True)]  # before it runs
         results = execute(self.pool, [(t, c.code) for t, c in zip(tasks, candidates)], on_done)
         rollouts = []

@@ -30,12 +30,14 @@ from spade.sandbox.job import Job, OutcomeKind, RawOutcome, RawRun
 from spade.sandbox.layers import plan_for
 from spade.sandbox.program import ProgramJob, ProgramRun, parse_program_reply, program_internal_error
 from spade.sandbox.worker import Worker, WorkerDied
+from spade.untrusted import excerpt
 
 log = logging.getLogger("spade.sandbox")
 UID_BASE = 62000
 UID_BLOCK = 64
 MAX_JOB_VALUE_CHARS = 8_000_000
 """Encoded return values decoded per job (all tests together); values past it are unencodable, undecoded."""
+MAX_ERROR_BYTES = 2_000  # of a load error or a test's error text, as kept in the verdict and the run database
 JOB_ATTEMPTS = 2
 """Workers a job may be tried on when the one running it dies or stalls (the first, then one fresh successor)."""
 _uid_blocks = itertools.count()
@@ -319,7 +321,8 @@ def _parse_reply(reply: dict, n: int) -> RawRun:
         raise ValueError("events is not a list of names")
     return RawRun(outcomes=outcomes, cpu_time_s=_number(reply["cpu"]), peak_memory_kb=int(_number(reply["maxrss"])),
                   wall_time_s=_number(reply["wall"]), output_bytes=int(_number(reply["out_bytes"])),
-                  output=_text(reply["output"], optional=False), load_status=_text(load.get("status")), load_error=_text(load.get("error")),
+                  output=_text(reply["output"], optional=False), load_status=_text(load.get("status")),
+                  load_error=_error(load.get("error")),
                   events=tuple(events))
 
 
@@ -335,13 +338,19 @@ def _text(value: Any, optional: bool = True) -> Any:
     return value
 
 
+def _error(value: Any) -> str | None:
+    """An error text the candidate's process can forge (a load-error frame of megabytes): a bounded excerpt."""
+    text = _text(value)
+    return None if text is None else excerpt(text, MAX_ERROR_BYTES)
+
+
 _KINDS = {kind.value: kind for kind in OutcomeKind if kind is not OutcomeKind.INTERNAL_ERROR}
 
 
 def _raw_outcome(t: dict, budget: list[int]) -> RawOutcome:
     kind = _KINDS[t["kind"]]
     if kind is not OutcomeKind.VALUE:
-        return RawOutcome(kind, error=_text(t.get("error")))
+        return RawOutcome(kind, error=_error(t.get("error")))
     text = t["value"]
     if type(text) is not str:
         raise ValueError("a value that is not encoded text")

@@ -2,6 +2,8 @@
 
 In: records from an iteration, buffered in an `IterationWrite`. Out: one transaction per iteration, so a run
 killed at any point resumes from the last committed iteration with nothing lost and nothing counted twice.
+Text from outside (completions, code, model names, audit results, rejection details) is stored as a bounded,
+encodable excerpt (spade.untrusted.excerpt: "…[truncated N bytes]" past the cap).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from spade.records import AuditEntry, ExecResult, Rejection, Task
 from spade.store.iteration import IterationWrite, RunState
 from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
+from spade.untrusted import MAX_FIELD_BYTES, MAX_STORED_BYTES, excerpt
 
 log = logging.getLogger("spade.store")
 
@@ -28,6 +31,11 @@ DB_NAME = "spade.sqlite"
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def _kept(text: str, limit: int = MAX_STORED_BYTES) -> str:
+    """Text from outside (a completion, a model name, a rejection's detail) as stored: encodable and bounded."""
+    return excerpt(text, limit)
 
 
 class RunStore:
@@ -192,7 +200,8 @@ class RunStore:
     def _write_audit(self, iteration: int, rows: list[AuditEntry], at: float) -> None:
         self.conn.executemany(
             "INSERT INTO audit(iteration, kind, ref, model, prompt_hash, result, at) VALUES (?,?,?,?,?,?,?)",
-            [(iteration, a.kind, a.ref, a.model, a.prompt_hash, a.result, at) for a in rows],
+            [(iteration, a.kind, a.ref, _kept(a.model, MAX_FIELD_BYTES), a.prompt_hash, _kept(a.result), at)
+             for a in rows],
         )
 
     # --- the environment's writes: several processes share one run (spade.env) ---------------------------
@@ -244,7 +253,8 @@ class RunStore:
                         (task.task_id, iteration, task.family, task.difficulty, _json(task_to_dict(task))))
                 self.conn.executemany(
                     "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
-                    [(iteration, r.draft_id, r.family, r.difficulty, r.reason, r.detail) for r in [*rejections, *more]])
+                    [(iteration, r.draft_id, r.family, r.difficulty, r.reason, _kept(r.detail))
+                     for r in [*rejections, *more]])
                 stored = {t.task_id for t in tasks}
                 self._write_audit(iteration, [a for a in audit if a.kind != "task" or a.ref in stored], time.time())
                 newest = self.conn.execute("SELECT MAX(rowid) FROM tasks").fetchone()[0] or 0
@@ -284,7 +294,7 @@ class RunStore:
         )
         self.conn.executemany(
             "INSERT INTO rejections(iteration, draft_id, family, difficulty, reason, detail) VALUES (?,?,?,?,?,?)",
-            [(w.iteration, r.draft_id, r.family, r.difficulty, r.reason, r.detail) for r in w.rejections],
+            [(w.iteration, r.draft_id, r.family, r.difficulty, r.reason, _kept(r.detail)) for r in w.rejections],
         )
 
     def _write_rollouts(self, w: IterationWrite) -> None:
@@ -293,8 +303,8 @@ class RunStore:
             self.conn.execute(
                 "INSERT INTO candidates(candidate_id, iteration, task_id, completion, code, model, prompt_hash,"
                 " prompt_variant, new_tokens) VALUES (?,?,?,?,?,?,?,?,?)",
-                (cand.candidate_id, w.iteration, cand.task_id, cand.completion, cand.code, cand.model,
-                 cand.prompt_hash, cand.prompt_variant, cand.new_tokens),
+                (cand.candidate_id, w.iteration, cand.task_id, _kept(cand.completion), _kept(cand.code),
+                 _kept(cand.model, MAX_FIELD_BYTES), cand.prompt_hash, cand.prompt_variant, cand.new_tokens),
             )
             self.conn.execute(
                 "INSERT INTO executions(candidate_id, status, score, public_score, hidden_score, cpu_time_s,"

@@ -3,6 +3,8 @@
 In: the answer text and the mode (spec: a JSON object; code_first: one documented function and example calls).
 Out: a `Proposal` (description, signature, entry point, reference, argument lists, any expected values the model
 stated) or a `Rejection` (reason code and one sentence). Nothing here runs the model's code: only `ast` reads it.
+Bounded on the host: an answer over MAX_DRAFT_BYTES is refused unread, JSON nested deeper than MAX_JSON_DEPTH is
+refused before `json.loads` would recurse into it, and Python is parsed within a `ParseBudget`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from spade.pycode import ParseBudget, longest_parse, parse_untrusted
+from spade.untrusted import MAX_DRAFT_BYTES, MAX_JSON_DEPTH, clean, json_depth, over
 
 MAX_INPUTS = 12
 _FENCED = re.compile(r"```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)(?:```|\Z)", re.S)
@@ -44,6 +49,9 @@ class _Unusable(Exception):
 
 def parse_answer(text: str, mode: str) -> Proposal | Rejection:
     """The proposal in `text` (answer of the `mode` prompt), or why there is none."""
+    if over(text, MAX_DRAFT_BYTES):
+        return Rejection("too_long", f"the answer is over {MAX_DRAFT_BYTES} bytes")
+    text = clean(text)
     return parse_spec(text) if mode == "spec" else parse_code_first(text)
 
 
@@ -89,9 +97,11 @@ def _stated_header(signature: Any, func: ast.FunctionDef) -> ast.FunctionDef | N
 
 def _json_object(text: str) -> dict[str, Any] | None:
     for candidate in (text, _unfence(text), text[text.find("{"): text.rfind("}") + 1]):
+        if json_depth(candidate) > MAX_JSON_DEPTH:  # json.loads recurses once per level: refused unread
+            continue
         try:
             obj = json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):
             continue
         if isinstance(obj, dict):
             return obj
@@ -137,7 +147,7 @@ def _is_arg_list(raw: list[Any], func: ast.FunctionDef) -> bool:
 # -- code-first mode -----------------------------------------------------------------------------------------
 def parse_code_first(text: str) -> Proposal | Rejection:
     blocks = _FENCED.findall(text) or [text]
-    if not re.search(r"^\s*def ", "\n".join(blocks), re.M):
+    if not re.search(r"^[ \t]*def ", "\n".join(blocks), re.M):  # not \s*: it would rescan every blank line
         return Rejection("no_code", "the answer holds no function definition")
     module: ast.Module | Rejection = Rejection("no_code", "the answer holds no code")
     source = ""
@@ -165,14 +175,10 @@ def parse_code_first(text: str) -> Proposal | Rejection:
 def _parseable_prefix(block: str) -> str:
     """The block, or when it does not parse (an answer cut off at max_tokens, a broken last line), its longest
     parseable run of leading lines that still defines a function; the block itself when there is none."""
-    if _try_parse(block) is not None:
+    found = longest_parse(block.split("\n"), 0, ParseBudget())
+    if found is None or (found[0] != block and "def " not in found[0]):
         return block
-    lines = block.split("\n")
-    for end in range(len(lines) - 1, 0, -1):
-        head = "\n".join(lines[:end])
-        if "def " in head and _try_parse(head) is not None:
-            return head
-    return block
+    return found[0]
 
 
 def _description(func: ast.FunctionDef) -> str:
@@ -302,7 +308,8 @@ def _finish(description: str, func: ast.FunctionDef, reference: str, inputs: lis
         name=func.name, args=func.args, body=[ast.Pass()], decorator_list=[], returns=func.returns,
         type_comment=None, type_params=[], lineno=1, col_offset=0,
     )).split("\n", 1)[0]
-    return Proposal(description=description.strip(), signature=header, entry_point=func.name, reference=reference,
+    return Proposal(description=clean(description.strip()), signature=header, entry_point=func.name,
+                    reference=clean(reference),  # JSON's escapes can spell lone surrogates
                     inputs=tuple(inputs), stated=stated)
 
 
@@ -310,15 +317,15 @@ def _parse_module(source: str) -> ast.Module | Rejection:
     if not source.strip():
         return Rejection("no_code", "the answer holds no code")
     try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
-        return Rejection("syntax_error", f"the code does not parse: {getattr(exc, 'msg', exc)}")
+        return parse_untrusted(source)
+    except SyntaxError as exc:
+        return Rejection("syntax_error", f"the code does not parse: {exc.msg}")
 
 
 def _try_parse(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return parse_untrusted(source)
+    except SyntaxError:
         return None
 
 

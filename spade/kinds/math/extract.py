@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from spade.kinds.math.grammar import MAX_CHARS, Form, Refused, form_problem, parse_answer
+from spade.untrusted import MAX_COMPLETION_BYTES, clip_ends
 
 BOXED = "\\boxed{"
 PREFILL = "Answer: "
@@ -27,7 +28,7 @@ def extract_answer(completion: str, *, prefilled: bool = False, form: Form | Non
     """The final answer's text, at most MAX_CHARS + 1 characters (longer ones are refused by the judge's bound).
     `prefilled`: the completion continues PREFILL. `form`: the task's answer form (None: no line is parsed, and
     the first line after the prefill never wins on its own)."""
-    text = (PREFILL if prefilled else "") + completion.replace("\r\n", "\n")
+    text = (PREFILL if prefilled else "") + clip_ends(completion, MAX_COMPLETION_BYTES).replace("\r\n", "\n")
     found = _prefill_line(text, form) if prefilled and form is not None else None
     if found is None:
         found = _last_boxed(text)

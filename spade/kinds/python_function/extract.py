@@ -3,6 +3,8 @@
 In: the completion text (by default it continues after the prefilled opening fence) and the entry point.
 Out: the Python source to run, or '' when there is no usable code (scored as a format failure, not an error).
 Handles fenced or bare code, empty fences, prose before and after, several blocks, and truncated output.
+Bounded on the host: the completion is clipped to MAX_COMPLETION_BYTES, at most MAX_STARTS starts per segment are
+tried, and one extraction parses at most a `ParseBudget` of spans (spade.pycode.longest_parse).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 import textwrap
 
 from spade.kinds.python_function.prompt import ASSISTANT_PREFILL
+from spade.pycode import ParseBudget, longest_parse
+from spade.untrusted import MAX_COMPLETION_BYTES, clip
 
 FENCE = "```"
 _LANG_TAG = re.compile(r"^[A-Za-z0-9_+.-]*\s*$")
@@ -19,6 +23,7 @@ _CODE_START = re.compile(r"^(def |async def |class |import |from \S+ import |@)"
 # Top-level statements worth keeping: definitions and module constants. Example calls, prints and asserts the
 # model adds after its function are dropped: they decide nothing and a wrong assert would fail a right function.
 _KEPT = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
+MAX_STARTS = 8  # code-looking lines tried as the start of a segment's code: a real answer's is among the first
 
 
 def extract_code(completion: str, entry_point: str | None = None, *, prefilled: bool = True) -> str:
@@ -27,18 +32,22 @@ def extract_code(completion: str, entry_point: str | None = None, *, prefilled: 
     `prefilled`: the prompt ended with the opening fence, so the completion starts inside a code block.
     Among several blocks, the first that defines `entry_point` wins; else the first that defines anything.
     """
-    text = (ASSISTANT_PREFILL if prefilled else "") + completion.replace("\r\n", "\n")
-    found: list[tuple[bool, str]] = []  # (defines entry point, code), fenced segments before bare ones
+    text = (ASSISTANT_PREFILL if prefilled else "") + clip(completion, MAX_COMPLETION_BYTES).replace("\r\n", "\n")
+    budget = ParseBudget()
+    first: str = ""
     segments = text.split(FENCE)
-    fenced_first = [s for i, s in enumerate(segments) if i % 2 == 1] + [s for i, s in enumerate(segments) if i % 2 == 0]
+    fenced_first = segments[1::2] + segments[0::2]  # fenced segments before bare ones
     for segment in fenced_first:
-        code = _code_in(_strip_lang_tag(segment))
-        if code:
-            found.append((_defines(code, entry_point), code))
-    for defines_entry, code in found:
-        if defines_entry:
+        if budget.left <= 0:
+            break
+        found = _code_in(_strip_lang_tag(segment), budget)
+        if found is None:
+            continue
+        code, tree = found
+        if _defines(tree, entry_point):
             return code
-    return found[0][1] if found else ""
+        first = first or code
+    return first
 
 
 def _strip_lang_tag(segment: str) -> str:
@@ -46,26 +55,19 @@ def _strip_lang_tag(segment: str) -> str:
     return rest if _LANG_TAG.match(first) else segment
 
 
-def _code_in(segment: str) -> str:
-    """The longest parseable run of lines starting at the segment's top or at a code-looking line."""
+def _code_in(segment: str, budget: ParseBudget) -> tuple[str, ast.Module] | None:
+    """The longest parseable run of lines starting at the segment's top or at a code-looking line, with the tree
+    of the definitions kept; None when there is none."""
     lines = textwrap.dedent(segment).split("\n")
-    starts = [0] + [i for i, line in enumerate(lines) if i > 0 and _CODE_START.match(line)]
+    starts = [0] + [i for i, line in enumerate(lines) if i > 0 and _CODE_START.match(line)][:MAX_STARTS - 1]
     for start in starts:
-        code = _longest_parseable(lines, start)
-        if code:
-            return code
-    return ""
-
-
-def _longest_parseable(lines: list[str], start: int) -> str:
-    for end in range(len(lines), start, -1):
-        chunk = "\n".join(lines[start:end])
-        try:
-            tree = ast.parse(chunk)
-        except (SyntaxError, ValueError):
+        found = longest_parse(lines, start, budget)
+        if found is None:
             continue
-        return _definitions_only(chunk, tree)
-    return ""
+        code = _definitions_only(*found)
+        if code:
+            return code, found[1]
+    return None
 
 
 def _definitions_only(source: str, tree: ast.Module) -> str:
@@ -80,10 +82,9 @@ def _definitions_only(source: str, tree: ast.Module) -> str:
     return "\n".join(pieces).strip("\n") + "\n"
 
 
-def _defines(code: str, entry_point: str | None) -> bool:
+def _defines(tree: ast.Module, entry_point: str | None) -> bool:
     if entry_point is None:
         return True
-    tree = ast.parse(code)
     return any(
         isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry_point for n in tree.body
     )

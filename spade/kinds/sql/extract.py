@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import re
 
+from spade.untrusted import clip
+
 PREFILL = "```sql\n"
 FENCE = "```"
 MAX_CHARS = 20_000
 _TAG = re.compile(r"^[A-Za-z0-9_+.-]*[ \t]*$")
 _BARE = re.compile(r"(?is)\b(?:SELECT|WITH)\b.*?(?:;|\n\s*\n|$)")
-_STATEMENT = re.compile(r"(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:SELECT|WITH|VALUES)\b")
+# A comment ends at its first "*/": with ".*?" each run of "/**/" could be split 2^n ways before the match failed.
+_STATEMENT = re.compile(r"(?is)^\s*(?:--[^\n]*\n\s*|/\*(?:[^*]|\*(?!/))*\*/\s*)*(?:SELECT|WITH|VALUES)\b")
 
 
 def extract_sql(completion: str, *, prefilled: bool = True) -> str:
-    text = ((PREFILL if prefilled else "") + completion.replace("\r\n", "\n"))[:MAX_CHARS * 4]
+    text = (PREFILL if prefilled else "") + clip(completion, MAX_CHARS * 4).replace("\r\n", "\n")
     segments = text.split(FENCE)
     blocks = [segments[i] for i in range(1, len(segments), 2)]
     for block in blocks:  # a ```sql block is the answer whatever it holds (the judge refuses what is not a query)

@@ -6,6 +6,8 @@ here: the document is untrusted and is parsed only inside the sandbox.
 
 from __future__ import annotations
 
+from spade.untrusted import MAX_COMPLETION_BYTES, clip
+
 FENCE = "```"
 _TAGS = {"json": ("json", "jsonc", "javascript"), "yaml": ("yaml", "yml")}
 
@@ -14,6 +16,7 @@ def extract_document(completion: str, fmt: str, prefill: str) -> str:
     """`prefill`: what the completion continues (the fence, perhaps the mapping's opening); a completion that
     opens its document itself (a chat server cannot prefill, and its own fence is dropped) continues only the
     fence."""
+    completion = clip(completion, MAX_COMPLETION_BYTES)
     fence, newline, opening = prefill.partition("\n")
     if opening and _squeezed(completion[:4 * len(opening) + 64]).startswith(_squeezed(opening)):
         prefill = fence + newline

@@ -14,6 +14,7 @@ from spade.kinds.base import Prompt, prompt_hash
 from spade.kinds.tool_call.examples import example_for
 from spade.kinds.tool_call.simtools import TOOLS, definitions, offered
 from spade.records import Task
+from spade.untrusted import MAX_COMPLETION_BYTES, clip
 
 # The prefill opens the list of calls: prefilling only the fence, the embedded 135M model copied the tool
 # definitions shown above it (0 of 80 samples answered with a call). One call a line, as in the worked example:
@@ -69,7 +70,7 @@ def extract_plan(completion: str, *, prefilled: bool = True) -> str:
     to the last closing bracket; '' when there is none. A `prefilled` completion that opens its answer itself
     (a chat server cannot prefill: its own fence is dropped and it starts with the list or a call) continues only
     the fence, not the prefilled opening of the list."""
-    completion = completion.replace("\r\n", "\n")
+    completion = clip(completion, MAX_COMPLETION_BYTES).replace("\r\n", "\n")
     prefix = ""
     if prefilled:
         prefix = PREFILL if completion.lstrip()[:1] not in ("[", "{") else PREFILL.partition("\n")[0] + "\n"
