@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from spade.config import ServeConfig
 from spade.errors import SandboxError
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
@@ -59,6 +61,17 @@ class Limits(BaseModel):
     default_memory_mb: int
     max_memory_mb: int
     max_output_bytes: int
+
+
+QUEUE_MARGIN_S = 5.0
+
+
+def queue_wait_s(request: RunCodeRequest, serve: ServeConfig) -> float:
+    """How long the request may wait for a slot: serve.request_timeout_s, and at most compile_timeout + 5 s, so the
+    504 (which SandboxFusion clients retry) reaches a client that allows compile_timeout + run_timeout + 10 s
+    before its own timeout does."""
+    compile_s = request.compile_timeout if math.isfinite(request.compile_timeout) else 0.0
+    return max(1.0, min(serve.request_timeout_s, max(0.0, compile_s) + QUEUE_MARGIN_S))
 
 
 def sandbox_error(message: str) -> RunCodeResponse:
