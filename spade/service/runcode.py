@@ -4,7 +4,8 @@ in: a RunCodeRequest as SandboxFusion documents it (code, language, stdin, run_t
 memory_limit_MB, files, fetch_files). out: a RunCodeResponse: status Success (exit code 0) / Failed (non-zero
 exit, timeout, memory) / SandboxError (the sandbox could not run it, an unsupported language or option), and
 run_result {status Finished / TimeLimitExceeded / Error, execution_time, return_code, stdout, stderr}.
-Only `python` runs; SandboxFusion's other languages get its SandboxError shape, unknown ones a 422 as there.
+Only `python` runs (with numpy, sympy and mpmath importable, read-only, as SandboxFusion's Python runtime has
+numpy); SandboxFusion's other languages get its SandboxError shape, unknown ones a 422 as there.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from spade.config import ServeConfig
 from spade.errors import SandboxError
+from spade.sandbox.libraries import search_path
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
 Language = Literal["python", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash", "typescript", "sql",
@@ -100,7 +102,7 @@ def job_for(request: RunCodeRequest, limits: Limits) -> ProgramJob | RunCodeResp
         return ProgramJob(code=request.code, stdin=(request.stdin or "").encode("utf-8", "replace"),
                           files=tuple(files), time_limit_s=min(request.run_timeout, limits.max_run_timeout_s),
                           memory_bytes=max(16, min(memory_mb, limits.max_memory_mb)) << 20,
-                          max_output_bytes=limits.max_output_bytes)
+                          max_output_bytes=limits.max_output_bytes, libraries=tuple(search_path()))
     except SandboxError as exc:
         return sandbox_error(str(exc))
 

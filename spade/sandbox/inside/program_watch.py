@@ -43,7 +43,7 @@ class ProgramRun:
         start = time.monotonic()
         limit = float(self.job["time"])
         child.send({"program": True, "code": self.job["code"], "files": self.job["files"], "cwd": self.cwd,
-                    "mem": self.job["mem"], "cpu": limit + 1})
+                    "mem": self.job["mem"], "cpu": limit + 1, "lib": self.job.get("lib") or []})
         timed_out = False
         try:
             timed_out = self._follow(child, start + limit)
