@@ -494,9 +494,9 @@ class ServeConfig(_Section):
     (the connection closed, or 408) before they take an admission slot."""
     max_connections: int = Field(0, ge=0, le=1 << 20)
     """Open client connections; more are closed on arrival. 0: sized to the process's file-descriptor limit."""
-    max_buffered_bytes: int = Field(256 << 20, ge=1 << 20, le=1 << 40)
+    max_buffered_bytes: int = Field(64 << 20, ge=1 << 20, le=1 << 40)
     """Request bytes held by all requests at once (bodies being read, queued or running); a body that does not fit
-    gets 503 with Retry-After."""
+    gets 503 with Retry-After. Parsing and running them costs about 4x this in resident memory at the peak."""
     max_grade_runs: int = Field(4096, ge=1, le=1 << 20)
     """Test runs one grading request may ask for (answers x tests); more gets 413 naming this limit."""
     grade_parallelism: int = Field(0, ge=0, le=4096)

@@ -46,7 +46,7 @@ class Budget:
 
 class Guard:
     def __init__(self, app: Any, token: str | None, max_body_bytes: int, metrics: Metrics,
-                 read_timeout_s: float = 10.0, max_buffered_bytes: int = 256 << 20) -> None:
+                 read_timeout_s: float = 10.0, max_buffered_bytes: int = 64 << 20) -> None:
         self.app, self.max_body, self.metrics = app, max_body_bytes, metrics
         self.read_timeout_s = read_timeout_s
         self.budget = Budget(max_buffered_bytes)
