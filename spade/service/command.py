@@ -16,7 +16,7 @@ from typing import Any
 
 from spade.config import SpadeConfig
 from spade.errors import ConfigError
-from spade.service.connections import RateLimited, connection_cap, protocol_class, raise_fd_limit
+from spade.service.connections import ACCEPT_BURST, RateLimited, connection_cap, protocol_class, raise_fd_limit
 
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 
@@ -62,7 +62,7 @@ def serve_command(cfg: SpadeConfig, host: str | None, port: int | None, run_dir:
     cap = connection_cap(serve.max_connections, raise_fd_limit(), cfg.executor.worker_count)
     config = uvicorn.Config(app, host=serve.host, port=serve.port, log_level="warning", access_log=False,
                             lifespan="on", timeout_graceful_shutdown=serve.shutdown_grace_s,
-                            http=protocol_class(serve.read_timeout_s, cap), backlog=min(2048, cap))
+                            http=protocol_class(serve.read_timeout_s, cap), backlog=min(ACCEPT_BURST, cap))
     server = _server(config, cfg, app, token is not None)
     server.run()
     if not server.started:

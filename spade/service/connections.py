@@ -18,6 +18,9 @@ from typing import Any
 
 RESERVED_FDS = 64  # for the sandbox workers' pipes and logs, the database, the listening socket
 FDS_PER_WORKER = 8
+ACCEPT_BURST = 32
+"""The listening backlog, and so the most connections one event-loop turn accepts; a connection past the cap is
+closed a few turns later, so the cap leaves room for four bursts."""
 _BUSY_BODY = b'{"detail": "too many open connections (serve.max_connections); retry shortly"}'
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n"
         b"retry-after: 1\r\ncontent-length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
@@ -38,7 +41,7 @@ def raise_fd_limit() -> int:
 
 def connection_cap(configured: int, fd_limit: int, workers: int) -> int:
     """serve.max_connections, or (0) what the descriptor limit leaves after the pool's and the process's own."""
-    room = max(16, fd_limit - RESERVED_FDS - FDS_PER_WORKER * workers)
+    room = max(16, fd_limit - RESERVED_FDS - FDS_PER_WORKER * workers - 4 * ACCEPT_BURST)
     return min(configured, room) if configured else room
 
 
