@@ -1,9 +1,11 @@
 """The HTTP application of `spade serve`: routes over one sandbox pool, behind admission control.
 
-Routes: POST /run_code (SandboxFusion-compatible), POST /v1/grade (SPADE's grading), GET /health, GET /v1/ping,
-GET /v1/status, GET /metrics; with a run directory, /v1/env/draw, /v1/env/step and /v1/env/status. Every job-running route takes a slot from `Admission` (429 + Retry-After when the
-queue is full, 504 when no slot frees before serve.request_timeout_s, 503 while shutting down). The pool is
-started with the application and closed after its in-flight work (see command.py for the signals).
+Routes: POST /run_code (SandboxFusion-compatible), POST /v1/grade (SPADE's grading), POST /v1/openrlhf/reward
+(OpenRLHF's remote reward), GET /health, GET /v1/ping, GET /v1/status, GET /metrics; with a run directory,
+/v1/env/draw, /v1/env/step and /v1/env/status. Every job-running route takes slots from `Admission` (504 when none
+frees before its deadline, 429 + Retry-After past the whole queue, 503 while shutting down); a grading request is
+checked against the caps first (work.py) and runs at its width, dropped when its client goes. The pool is started
+with the application and closed after its in-flight work, within the one shutdown deadline (command.py).
 """
 
 from __future__ import annotations
