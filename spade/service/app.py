@@ -31,7 +31,8 @@ from spade.service.guard import Guard
 from spade.service.metrics import Metrics
 from spade.service.openrlhf import RewardRequest, answers_for, grade_answers, reward_response
 from spade.service.runcode import Limits, RunCodeRequest, RunCodeResponse, job_for, queue_wait_s, response_for
-from spade.service.work import LimitTooHigh, Throttled, TooMuchWork, check_work, until_gone, width_for
+from spade.service.work import (LimitTooHigh, Throttled, TooMuchWork, check_work, unless_gone_while_queued,
+                                until_gone, width_for)
 
 PoolFactory = Callable[[Any], Any]
 log = logging.getLogger("spade.service")
@@ -102,8 +103,16 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
         if isinstance(job, RunCodeResponse):
             request.state.verdict = "refused"
             return job
-        async with request.app.state.admission.slot(time.monotonic() + queue_wait_s(body, serve)):
-            run = await request.app.state.pool.arun_program(job)
+        admitted = asyncio.Event()
+
+        async def admitted_run() -> Any:
+            async with request.app.state.admission.slot(time.monotonic() + queue_wait_s(body, serve)):
+                admitted.set()
+                return await request.app.state.pool.arun_program(job)
+
+        run = await unless_gone_while_queued(request, admitted_run(), admitted)
+        if run is None:
+            return _gone(request)
         request.state.verdict = run.verdict.value
         return response_for(run)
 

@@ -100,6 +100,24 @@ async def until_gone(request: Any, throttle: Throttled, work: Callable[[], Any])
         gone.cancel()
 
 
+async def unless_gone_while_queued(request: Any, work: Any, admitted: asyncio.Event) -> Any:
+    """Await `work` (a coroutine that sets `admitted` once it holds its slot); if the client disconnects while it
+    still waits in the queue, it gives its place up and the answer is None. Once admitted, it runs to its end
+    (its job cannot be recalled from the worker, and its slot stays held until the worker is free)."""
+    running = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({running, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not running.done() and not admitted.is_set():
+            running.cancel()
+            return None
+        return await running
+    finally:
+        gone.cancel()
+        if not running.done():
+            running.cancel()
+
+
 def _unless_cancelled(work: Callable[[], Any]) -> Any:
     try:
         return work()

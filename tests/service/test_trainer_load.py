@@ -65,3 +65,31 @@ def test_no_slot_before_the_deadline_is_a_504_that_verl_retries(tmp_path):
         assert svc.request("GET", "/v1/status")[2]["requests"].get("/run_code 504") == 1
     finally:
         svc.stop()
+
+
+def test_a_queued_request_whose_client_leaves_gives_its_place_up(tmp_path):
+    import json
+    import socket
+
+    svc = Service(tmp_path, {"executor": {"workers": 1, "memory_limit": "256m"}, "serve": {"concurrency": 1}})
+    try:
+        hold = threading.Thread(target=lambda: svc.request(
+            "POST", "/run_code", {"code": "import time\ntime.sleep(4)", "language": "python"}))
+        hold.start()
+        time.sleep(0.5)
+        data = json.dumps({"code": "print('never wanted')", "language": "python"}).encode()
+        sock = socket.create_connection((svc.host, svc.port), timeout=10)
+        sock.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                     + str(len(data)).encode() + b"\r\n\r\n" + data)
+        deadline = time.monotonic() + 3
+        while svc.request("GET", "/v1/status")[2]["waiting"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert svc.request("GET", "/v1/status")[2]["waiting"] == 1
+        sock.close()
+        time.sleep(0.5)
+        status = svc.request("GET", "/v1/status")[2]
+        assert status["waiting"] == 0 and status["running"] == 1, status  # gone from the queue at once
+        hold.join(30)
+        assert svc.request("GET", "/v1/status")[2]["verdicts"] == {"cancelled": 1, "exited": 1}  # it never ran
+    finally:
+        svc.stop()
