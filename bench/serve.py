@@ -7,9 +7,14 @@ in-process side submits every job at once (its threads leave no gap between jobs
 the service/in-process ratio per round and its median, client-side p50/p99 latency, and checks that every answer
 came back once, with its own output, and no status but 200. Then an overload burst (more clients than slots plus
 queue) counts 429s and checks that nothing else failed.
+Then the trainer-load case: verl's own SandboxFusion client (verl 0.9.1's sandbox_fusion module, installed
+--no-deps in the venv's verl-client folder) as 4 reward workers, each with verl's default 64-slot semaphore, 40
+cases each (160 requests) against a service at its defaults (workers and slots sized to the host): counts the
+answers that were not the right verdict (lost), and the 429s and 504s the service gave.
 Last, the Ray-vs-local ratio: the same jobs on the local pool and on a Ray pool (executor.backend ray, a local
 Ray instance with one actor per worker), alternating rounds.
 Run: .venv/bin/python bench/serve.py [--jobs 300] [--rounds 3] [--workers 2] [--clients 4] [--no-ray]
+     .venv/bin/python bench/serve.py --only-verl   (just the trainer-load case)
 """
 
 from __future__ import annotations
@@ -101,10 +106,11 @@ def through_service(host: str, port: int, jobs: list[tuple[str, str, str]], clie
     return len(jobs) / (time.perf_counter() - started), latencies, statuses, bad[0]
 
 
-def start_service(workers: int, queue_limit: int, concurrency: int = 0) -> tuple[subprocess.Popen, str, int]:
+def start_service(workers: int, queue_limit: int | None, concurrency: int = 0) -> tuple[subprocess.Popen, str, int]:
+    """A `spade serve` on a free port; None for queue_limit keeps the service's default."""
     cfg = Path(tempfile.mkdtemp(prefix="spade-bench-serve-")) / "serve.yaml"
-    cfg.write_text(json.dumps({"executor": {"workers": workers},
-                               "serve": {"queue_limit": queue_limit, "concurrency": concurrency}}))
+    serve = {"concurrency": concurrency} | ({} if queue_limit is None else {"queue_limit": queue_limit})
+    cfg.write_text(json.dumps({"executor": {"workers": workers}, "serve": serve}))
     proc = subprocess.Popen([sys.executable, "-m", "spade", "serve", "--port", "0", "--config", str(cfg)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -128,7 +134,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--no-ray", dest="ray", action="store_false", help="skip the Ray-vs-local comparison")
+    parser.add_argument("--only-verl", action="store_true", help="run only the trainer-load case")
     args = parser.parse_args()
+    if args.only_verl:
+        print(f"CPU: {_cpu()}", flush=True)
+        verl_load()
+        return
     jobs = workload(args.jobs)
     print(f"{args.jobs} program jobs, {args.workers} sandbox workers, {args.clients} HTTP clients, "
           f"CPU: {_cpu()}", flush=True)
@@ -157,6 +168,7 @@ def main() -> None:
     print(f"answers: {len(all_statuses)} of {args.rounds * len(jobs)}, statuses other than 200: {others or 'none'}, "
           f"lost or wrong: {lost}")
     overload(args, jobs)
+    verl_load()
     if args.ray:
         ray_vs_local(args, jobs)
 
@@ -202,6 +214,62 @@ def overload(args: argparse.Namespace, jobs: list[tuple[str, str, str]]) -> None
     counts = {s: statuses.count(s) for s in sorted(set(statuses))}
     print(f"overload (1 slot, queue 1, {4 * args.clients} clients, {len(sleepy)} jobs): statuses {counts}, "
           f"wrong answers among 200s: {bad}")
+
+
+def verl_load(reward_workers: int = 4, cases: int = 40, semaphore_slots: int = 64) -> None:
+    """verl's own client as `reward_workers` reward workers, each with its own semaphore, against a service at its
+    defaults (0 workers: one per CPU, slots = workers)."""
+    verl = _verl_client()
+    if verl is None:
+        print("trainer load: skipped (verl's client is not in the venv's verl-client folder: "
+              "pip install --no-deps --target <venv>/verl-client verl==0.9.1)")
+        return
+    proc, host, port = start_service(0, queue_limit=None)
+    code = "import sys, time\na, b = map(int, sys.stdin.read().split())\ntime.sleep(0.02)\nprint(a * b + 1)\n"
+    io = {"inputs": [f"{i} 3\n" for i in range(cases)], "outputs": [f"{3 * i + 1}\n" for i in range(cases)]}
+    results: dict[int, list] = {}
+    try:
+        url = f"http://{host}:{port}/run_code"
+
+        def reward_worker(k: int) -> None:
+            semaphore = threading.Semaphore(semaphore_slots)
+            results[k] = verl.utils.check_correctness(url, io, code, timeout=10, concurrent_semaphore=semaphore)[0]
+
+        started = time.perf_counter()
+        threads = [threading.Thread(target=reward_worker, args=(k,)) for k in range(reward_workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seconds = time.perf_counter() - started
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        conn.request("GET", "/v1/status")
+        status = json.loads(conn.getresponse().read())
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+    answers = [r for k in sorted(results) for r in results[k]]
+    lost = sum(r is not True for r in answers) + reward_workers * cases - len(answers)
+    counts = {key.split()[1]: n for key, n in status["requests"].items() if key.startswith("/run_code")}
+    print(f"trainer load (verl's client, {reward_workers} reward workers x {semaphore_slots}-slot semaphore, "
+          f"{reward_workers * cases} requests, {status['workers']} sandbox workers, {status['concurrency']} slots): "
+          f"lost {lost}, HTTP statuses {dict(sorted(counts.items()))}, {seconds:.1f} s")
+
+
+def _verl_client() -> object | None:
+    """verl's sandbox_fusion module loaded by path (its package root would import torch), or None."""
+    import importlib.util
+
+    folder = Path(sys.prefix) / "verl-client" / "verl" / "utils" / "reward_score" / "sandbox_fusion"
+    if not (folder / "utils.py").is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("_verl_sandbox_fusion", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_verl_sandbox_fusion"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _cpu() -> str:

@@ -475,10 +475,13 @@ class ServeConfig(_Section):
     """The environment variable holding the bearer token (never written in a config file)."""
     concurrency: int = Field(0, ge=0, le=4096)
     """Jobs running at once; 0 means one per sandbox worker."""
-    queue_limit: int = Field(64, ge=0, le=100000)
-    """Requests waiting for a slot beyond `concurrency`; past it the service answers 429 with Retry-After."""
+    queue_limit: int = Field(4096, ge=0, le=100000)
+    """Requests waiting for a slot beyond `concurrency`; past it the service answers 429 with Retry-After. Large by
+    default: SandboxFusion clients (verl's) retry only 504, so a request waits for its deadline instead."""
     request_timeout_s: float = Field(60.0, gt=0, le=3600)
-    """The longest a request may wait for a slot; past it the service answers 504 (verl's client retries 504)."""
+    """The longest a request may wait for a slot; past it the service answers 504 (verl's client retries 504). A
+    /run_code request waits at most its compile_timeout + 5 s, so the 504 reaches a SandboxFusion client before its
+    own timeout (compile_timeout + run_timeout + 10 s) does."""
     max_body_bytes: int = Field(8 << 20, ge=1024, le=1 << 30)
     """The largest request body; larger ones get 413."""
     max_run_timeout_s: float = Field(30.0, gt=0, le=600)
@@ -488,7 +491,21 @@ class ServeConfig(_Section):
     max_output_bytes: int = Field(1 << 20, ge=0, le=1 << 30)
     """stdout and stderr kept per program run (each); more is discarded and the run marked output_flood."""
     shutdown_grace_s: float = Field(30.0, ge=0, le=3600)
-    """On SIGTERM/SIGINT: stop accepting, let in-flight requests finish for up to this long, then close."""
+    """On SIGTERM/SIGINT: stop accepting, let in-flight requests finish for up to this long, then close (work still
+    running at the deadline is abandoned and the process exits)."""
+    read_timeout_s: float = Field(10.0, gt=0, le=600)
+    """A request's headers, and then its whole body, must each arrive within this long; slower ones are cut off
+    (the connection closed, or 408) before they take an admission slot."""
+    max_connections: int = Field(0, ge=0, le=1 << 20)
+    """Open client connections; more are closed on arrival. 0: sized to the process's file-descriptor limit."""
+    max_buffered_bytes: int = Field(64 << 20, ge=1 << 20, le=1 << 40)
+    """Request bytes held by all requests at once (bodies being read, queued or running); a body that does not fit
+    gets 503 with Retry-After. Parsing and running them costs about 4x this in resident memory at the peak."""
+    max_grade_runs: int = Field(4096, ge=1, le=1 << 20)
+    """Test runs one grading request may ask for (answers x tests); more gets 413 naming this limit."""
+    grade_parallelism: int = Field(0, ge=0, le=4096)
+    """Answers of one grading request run at once, each holding an admission slot; 0: half the slots (at least
+    one), so one request never occupies every worker."""
 
 
 class SpadeConfig(_Section):

@@ -14,7 +14,7 @@ import os
 
 SANDBOX_LIB = "/sbxlib"
 """Outside /sbx, whose folder the candidate's uid cannot read."""
-LIBRARIES = ("sympy", "mpmath")
+LIBRARIES = ("sympy", "mpmath", "numpy")
 """Packages bound into every worker (sympy needs mpmath). Read-only code: a candidate that finds them gains nothing
 it could not write itself."""
 
@@ -28,6 +28,9 @@ def library_dirs() -> dict[str, str]:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             found[name] = os.path.realpath(next(iter(spec.submodule_search_locations)))
+            shared = found[name] + ".libs"  # a wheel's bundled shared libraries (numpy.libs), found by RPATH
+            if os.path.isdir(shared):
+                found[name + ".libs"] = shared
     return found
 
 

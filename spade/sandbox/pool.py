@@ -130,7 +130,8 @@ class SandboxPool:
             if self._closed:
                 return
             self._closed = True
-        self._executor.shutdown(wait=True)
+        # Jobs not yet started are dropped (an interrupted caller is not waiting for them); running ones finish.
+        self._executor.shutdown(wait=True, cancel_futures=True)
         self._spawner.shutdown(wait=True)
         for worker in self._all.values():
             worker.close()

@@ -48,6 +48,9 @@ class ProgramJob:
     """Bytes of stdout, and of stderr, kept; more is counted, discarded and marked output_flood."""
     hash_seed: int | None = None
     """As Job.hash_seed: None runs it on one of the pool's workers, another value on a worker with that seed."""
+    libraries: tuple[str, ...] = ()
+    """Folders appended to the program's sys.path (spade.sandbox.libraries.search_path(): the read-only libraries,
+    numpy among them, as a SandboxFusion Python runtime has them); BLAS then runs one thread."""
 
     def __post_init__(self) -> None:
         if not 0 < self.time_limit_s <= 600:
@@ -67,7 +70,8 @@ class ProgramJob:
                                f"{tmpfs_bytes // 2} (raise executor.tmpfs_size_mb)")
         return {"program": True, "code": self.code, "stdin": self.stdin.decode("utf-8", "surrogateescape"),
                 "files": [[path, base64.b64encode(data).decode()] for path, data in self.files],
-                "time": self.time_limit_s, "mem": self.memory_bytes, "out_cap": self.max_output_bytes}
+                "time": self.time_limit_s, "mem": self.memory_bytes, "out_cap": self.max_output_bytes,
+                "lib": list(self.libraries)}
 
 
 def check_path(path: str) -> None:

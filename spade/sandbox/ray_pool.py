@@ -93,7 +93,8 @@ class RaySandboxPool(SandboxPool):
             if self._closed:
                 return
             self._closed = True
-        self._executor.shutdown(wait=True)
+        # Jobs not yet started are dropped (an interrupted caller is not waiting for them); running ones finish.
+        self._executor.shutdown(wait=True, cancel_futures=True)
         for actor in self._actors.values():
             self._ray.kill(actor)
 

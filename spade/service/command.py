@@ -16,6 +16,7 @@ from typing import Any
 
 from spade.config import SpadeConfig
 from spade.errors import ConfigError
+from spade.service.connections import ACCEPT_BURST, RateLimited, connection_cap, protocol_class, raise_fd_limit
 
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 
@@ -57,8 +58,11 @@ def serve_command(cfg: SpadeConfig, host: str | None, port: int | None, run_dir:
     token = token_for(cfg)
     _json_logs()
     app = create_app(cfg, token, run_dir=run_dir)
-    config = uvicorn.Config(app, host=cfg.serve.host, port=cfg.serve.port, log_level="warning", access_log=False,
-                            lifespan="on", timeout_graceful_shutdown=cfg.serve.shutdown_grace_s)
+    serve = cfg.serve
+    cap = connection_cap(serve.max_connections, raise_fd_limit(), cfg.executor.worker_count)
+    config = uvicorn.Config(app, host=serve.host, port=serve.port, log_level="warning", access_log=False,
+                            lifespan="on", timeout_graceful_shutdown=serve.shutdown_grace_s,
+                            http=protocol_class(serve.read_timeout_s, cap), backlog=min(ACCEPT_BURST, cap))
     server = _server(config, cfg, app, token is not None)
     server.run()
     if not server.started:
@@ -79,6 +83,18 @@ def _server(config: Any, cfg: SpadeConfig, app: Any, auth: bool) -> Any:
                 print(f"spade serve: listening on http://{_url_host(bound[0])}:{bound[1]} "
                       f"(auth {'on' if auth else 'off'}, {cfg.executor.worker_count} sandbox workers, "
                       f"isolation {cfg.executor.isolation})", flush=True)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            import signal
+            import time
+
+            state = app.app.state
+            if getattr(state, "stop_by", None) is None:  # the first signal starts the one shutdown deadline
+                state.stop_by = time.monotonic() + cfg.serve.shutdown_grace_s
+                state.exit_code = 128 + sig
+                state.stop_line = f"spade serve: stopped by {signal.Signals(sig).name}; in-flight work past " \
+                                  "serve.shutdown_grace_s was abandoned and the sandbox workers ended"
+            super().handle_exit(sig, frame)
 
         async def shutdown(self, sockets: Any = None) -> None:
             admission = getattr(app.app.state, "admission", None)
@@ -109,7 +125,8 @@ class _JsonFormatter(logging.Formatter):
 def _json_logs() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_JsonFormatter())
-    for name in ("spade", "uvicorn", "uvicorn.error"):
+    handler.addFilter(RateLimited())
+    for name in ("spade", "uvicorn", "uvicorn.error", "asyncio"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(logging.INFO)

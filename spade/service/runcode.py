@@ -4,18 +4,22 @@ in: a RunCodeRequest as SandboxFusion documents it (code, language, stdin, run_t
 memory_limit_MB, files, fetch_files). out: a RunCodeResponse: status Success (exit code 0) / Failed (non-zero
 exit, timeout, memory) / SandboxError (the sandbox could not run it, an unsupported language or option), and
 run_result {status Finished / TimeLimitExceeded / Error, execution_time, return_code, stdout, stderr}.
-Only `python` runs; SandboxFusion's other languages get its SandboxError shape, unknown ones a 422 as there.
+Only `python` runs (with numpy, sympy and mpmath importable, read-only, as SandboxFusion's Python runtime has
+numpy); SandboxFusion's other languages get its SandboxError shape, unknown ones a 422 as there.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import math
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from spade.config import ServeConfig
 from spade.errors import SandboxError
+from spade.sandbox.libraries import search_path
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
 Language = Literal["python", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash", "typescript", "sql",
@@ -61,6 +65,17 @@ class Limits(BaseModel):
     max_output_bytes: int
 
 
+QUEUE_MARGIN_S = 5.0
+
+
+def queue_wait_s(request: RunCodeRequest, serve: ServeConfig) -> float:
+    """How long the request may wait for a slot: serve.request_timeout_s, and at most compile_timeout + 5 s, so the
+    504 (which SandboxFusion clients retry) reaches a client that allows compile_timeout + run_timeout + 10 s
+    before its own timeout does."""
+    compile_s = request.compile_timeout if math.isfinite(request.compile_timeout) else 0.0
+    return max(1.0, min(serve.request_timeout_s, max(0.0, compile_s) + QUEUE_MARGIN_S))
+
+
 def sandbox_error(message: str) -> RunCodeResponse:
     """SandboxFusion's answer when the sandbox side cannot run a request: status SandboxError, no results."""
     return RunCodeResponse(status="SandboxError", message=message)
@@ -87,7 +102,7 @@ def job_for(request: RunCodeRequest, limits: Limits) -> ProgramJob | RunCodeResp
         return ProgramJob(code=request.code, stdin=(request.stdin or "").encode("utf-8", "replace"),
                           files=tuple(files), time_limit_s=min(request.run_timeout, limits.max_run_timeout_s),
                           memory_bytes=max(16, min(memory_mb, limits.max_memory_mb)) << 20,
-                          max_output_bytes=limits.max_output_bytes)
+                          max_output_bytes=limits.max_output_bytes, libraries=tuple(search_path()))
     except SandboxError as exc:
         return sandbox_error(str(exc))
 

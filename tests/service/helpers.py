@@ -27,14 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class Service:
     def __init__(self, tmp: Path, config: dict[str, Any], env: dict[str, str] | None = None,
-                 host: str = "127.0.0.1", args: tuple[str, ...] = ()) -> None:
+                 host: str = "127.0.0.1", args: tuple[str, ...] = (), preexec_fn: Any = None) -> None:
         path = tmp / "serve.yaml"
         path.write_text(yaml.safe_dump(config))
         self.err_path = tmp / "serve.err"
         environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         self.proc = subprocess.Popen([sys.executable, "-m", "spade", "serve", "--host", host, "--port", "0",
                                       "--config", str(path), *args], stdout=subprocess.PIPE, stderr=self.err_path.open("w"),
-                                     env=environ, cwd=ROOT, text=True)
+                                     env=environ, cwd=ROOT, text=True, preexec_fn=preexec_fn)
         line = self.proc.stdout.readline()  # the announcement, once the pool is up (or EOF if it failed)
         if "listening on" not in line:
             self.proc.wait(timeout=30)
@@ -67,6 +67,16 @@ class Service:
             return self.proc.wait(timeout=timeout)
         finally:
             self.proc.stdout.close()
+
+    def open_fds(self) -> int:
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def memory_kb(self, field: str = "VmHWM") -> int:
+        """The server's peak (VmHWM) or current (VmRSS) resident memory."""
+        for line in open(f"/proc/{self.proc.pid}/status"):
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+        raise RuntimeError(f"no {field} for {self.proc.pid}")
 
     def log_lines(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.err_path.read_text().splitlines() if line.startswith("{")]

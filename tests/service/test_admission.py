@@ -66,3 +66,42 @@ def test_drain_gives_up_after_its_grace():
         return result
 
     assert asyncio.run(scenario()) is False
+
+
+def test_a_heavy_request_holds_its_weight_and_is_not_overtaken_by_lighter_ones():
+    async def scenario() -> list[str]:
+        admission = Admission(concurrency=4, queue_limit=8)
+        order: list[str] = []
+
+        async def hold(name: str, weight: int, seconds: float) -> None:
+            async with admission.slot(time.monotonic() + 10, weight=weight):
+                order.append(name)
+                assert admission.free >= 0
+                await asyncio.sleep(seconds)
+
+        first = asyncio.create_task(hold("light-1", 1, 0.2))
+        await asyncio.sleep(0.01)
+        heavy = asyncio.create_task(hold("heavy", 4, 0.05))  # needs every slot: waits for light-1
+        await asyncio.sleep(0.01)
+        late = asyncio.create_task(hold("light-2", 1, 0.0))  # fits now, but arrived after the heavy one
+        await asyncio.gather(first, heavy, late)
+        assert admission.free == 4 and admission.running == 0 and admission.waiting == 0
+        return order
+
+    assert asyncio.run(scenario()) == ["light-1", "heavy", "light-2"]
+
+
+def test_a_waiter_that_is_cancelled_gives_its_place_back():
+    async def scenario() -> tuple:
+        admission = Admission(concurrency=1, queue_limit=4)
+        first = asyncio.create_task(_hold(admission, 0.2))
+        await asyncio.sleep(0.01)
+        gone = asyncio.create_task(_hold(admission, 0.0))
+        await asyncio.sleep(0.01)
+        waiting = admission.waiting
+        gone.cancel()
+        await asyncio.sleep(0.01)
+        await first
+        return waiting, admission.waiting, admission.free, await _hold(admission, 0.0)
+
+    assert asyncio.run(scenario()) == (1, 0, 1, "done")

@@ -250,3 +250,24 @@ def test_verls_own_sandbox_fusion_client_gets_its_verdicts_from_spade_serve(serv
     assert verl.utils.check_correctness(url, calls, solution, timeout=5)[0] == [True, True]
     score, _ = verl.compute_score(url, None, 256, f"```python\n{solution}```", calls, timeout=5)
     assert score == 1.0
+
+
+@pytest.mark.parametrize("run_timeout", [1e-4, 1e-5, 1e-7])
+def test_a_run_timeout_shorter_than_start_up_is_a_time_limit_and_keeps_the_workers(service, run_timeout):
+    workers = sorted(_top_workers(service))
+    status, _, body = service.request("POST", "/run_code", {"code": "print(1)", "language": "python",
+                                                            "run_timeout": run_timeout})
+    assert status == 200 and body["status"] == "Failed", body
+    assert body["run_result"]["status"] == "TimeLimitExceeded", body
+    assert sorted(_top_workers(service)) == workers  # no worker was killed or replaced
+    assert SandboxFusionClient(service).check(ECHO_SUM, "2 3", "5") is True
+
+
+def test_numpy_is_importable_as_in_sandbox_fusions_python_runtime(service):
+    code = ("import sys\nimport numpy as np\nn = int(sys.stdin.read())\na = np.arange(n * n, dtype=float).reshape(n, n)\n"
+            "print(int(a.sum()), round(float(np.linalg.det(a + np.eye(n) * n * n)), 3) > 0)\n")
+    assert SandboxFusionClient(service).check(code, "3", "36 True", timeout=10) is True
+    status, _, body = service.request("POST", "/run_code", {"code": "import numpy, os\nopen(os.path.join("
+                                                            "os.path.dirname(numpy.__file__), 'x'), 'w')",
+                                                            "language": "python"})
+    assert status == 200 and body["status"] == "Failed" and "Read-only file system" in body["run_result"]["stderr"]

@@ -36,9 +36,19 @@ def run(task: dict[str, Any], stdin_fd: int, res_fd: int, out_fd: int, err_fd: i
             os.dup2(fd, target)
             os.close(fd)
         _fresh_streams()
+        _libraries(task.get("lib") or [])
         code = _main(task["code"], res_fd)
     finally:
         _exit(code)
+
+
+def _libraries(folders: list[str]) -> None:
+    """The read-only library folders after the standard library on sys.path; BLAS kept to one thread (the
+    program's process and memory limits are a single job's)."""
+    if folders:
+        sys.path.extend(folder for folder in folders if os.path.isdir(folder))
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
 
 
 def _place_files(files: list[list[str]]) -> None:

@@ -43,7 +43,8 @@ class ProgramRun:
         start = time.monotonic()
         limit = float(self.job["time"])
         child.send({"program": True, "code": self.job["code"], "files": self.job["files"], "cwd": self.cwd,
-                    "mem": self.job["mem"], "cpu": limit + 1})
+                    "mem": self.job["mem"], "cpu": limit + 1, "lib": self.job.get("lib") or []})
+        timed_out = False
         try:
             timed_out = self._follow(child, start + limit)
         finally:
@@ -52,7 +53,7 @@ class ProgramRun:
                 _drain(fd, lambda data, name=name: self._take(name, data))
             child.close()
         wall = time.monotonic() - start
-        if not self.guarded:
+        if not self.guarded and not timed_out:  # a limit shorter than the child's start-up is a timeout, not a fault
             raise watch.HardeningFailed(f"a sandbox child failed before running a program ({status:#x})")
         return {"program": self._verdict(status, timed_out), "cpu": cpu, "maxrss": maxrss, "wall": wall,
                 "events": sorted(set(self.events))}

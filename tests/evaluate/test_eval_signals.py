@@ -1,0 +1,43 @@
+"""`spade eval` ends promptly on SIGTERM and SIGINT: the sandbox pool drops the jobs it has not started, so an
+interrupted evaluation stops within one candidate's time, with one line and exit 143 / 130."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from spade.evaluate.suites import load_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_eval_stops_within_seconds_of_a_signal(tmp_path, sig, code):
+    samples = tmp_path / "samples.jsonl"
+    with samples.open("w") as out:  # 120 slow candidates: about a minute of work on two workers
+        for task in load_suite("builtin")[:15]:
+            body = f"def {task.entry_point}(*args, **kwargs):\n    import time\n    time.sleep(0.9)\n"
+            out.writelines(json.dumps({"task_id": task.task_id, "completion": body}) + "\n" for _ in range(8))
+    config = tmp_path / "c.yaml"
+    config.write_text("executor:\n  workers: 2\n")
+    proc = subprocess.Popen([sys.executable, "-m", "spade", "eval", "--samples", str(samples), "--k", "1,8",
+                             "--config", str(config)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)  # the pool is up and grading
+    assert proc.poll() is None
+    proc.send_signal(sig)
+    started = time.monotonic()
+    try:
+        _, err = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < 10
+    assert proc.returncode == code
+    assert err.strip().splitlines() == [f"spade eval: stopped by {signal.Signals(sig).name}; no report was written"]
