@@ -3,23 +3,29 @@
 in: a task file (JSON or JSONL in the write-up schema), a solution file, the config. out: a readable table per
 test (or the full result as JSON) and an exit code: 0 when the solution passes, 1 when it does not; bad
 arguments raise TaskFormatError (exit 2), a failing sandbox SandboxError (exit 3), each one line.
+The solution file is judged as the loop judges a model's reply: the task's kind takes the answer from it (a math
+equation chain counts by its result, fenced code is unwrapped) and screens it; `raw` runs the file's text as is.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from spade.config import SpadeConfig
 from spade.errors import EXIT_FAILED, EXIT_OK, TaskFormatError
-from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, TestStatus
+from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TestStatus
+
+if TYPE_CHECKING:
+    from spade.sandbox.pool import SandboxPool
 
 
-def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig) -> int:
+def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig, raw: bool = False) -> int:
     from spade.sandbox.pool import SandboxPool
     from spade.taskio import load_tasks
 
@@ -32,17 +38,37 @@ def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeCo
                               "point")
     code = solution.read_text(encoding="utf-8", errors="replace")
     with SandboxPool(cfg.executor.model_copy(update={"workers": 1})) as pool:
-        if tasks[0].kind == PYTHON_FUNCTION:
-            result = pool.score(tasks[0], code)
-        else:  # another kind's answer (a math expression, a query...) is executed and judged by its kind
-            from spade.kinds import kind_of
-
-            result = kind_of(tasks[0]).execute(pool, [(tasks[0], code.strip())])[0]
+        result = _run_raw(pool, tasks[0], code) if raw else _judge(pool, tasks[0], code)
     if as_json:
         print(json.dumps(_jsonable(result), indent=2))
     else:
         _print_table(tasks[0].task_id, result)
     return EXIT_OK if result.status is ExecStatus.PASSED else EXIT_FAILED
+
+
+def _judge(pool: SandboxPool, task: Task, text: str) -> ExecResult:
+    """As the grading path does for a reply with no prefill: the kind's extraction, its screen, its judge."""
+    from spade.kinds import kind_of
+
+    kind = kind_of(task)
+    answer = kind.extract(task, text, prefilled=False)
+    found = kind.screen(answer)
+    if task.kind == PYTHON_FUNCTION:  # run on this thread, so a signal stops it at once (no pool thread to join)
+        from spade.kinds.python_function.program import program_job
+
+        result = pool.score(*program_job(task, answer))
+    else:
+        result = kind.execute(pool, [(task, answer)])[0]
+    return replace(result, events=result.events + tuple(f"screen:{f}" for f in found)) if found else result
+
+
+def _run_raw(pool: SandboxPool, task: Task, text: str) -> ExecResult:
+    """The file's text run as written: a function task's file as the program, another kind's stripped."""
+    if task.kind == PYTHON_FUNCTION:
+        return pool.score(task, text)
+    from spade.kinds import kind_of
+
+    return kind_of(task).execute(pool, [(task, text.strip())])[0]
 
 
 def sandbox_check_command(cfg: SpadeConfig) -> int:
