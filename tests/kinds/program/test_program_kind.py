@@ -16,7 +16,7 @@ from spade.kinds import KINDS, kind_of, validate_tasks
 from spade.kinds.program.extract import extract_program
 from spade.kinds.program.judge import outputs_match
 from spade.policy.prompts import build_prompt
-from spade.records import Completion, ExecStatus, TestStatus
+from spade.records import Completion, ExecStatus, TestCase, TestStatus
 from spade.rollout import Grader
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
 from spade.validate.commands import validate_command
@@ -113,6 +113,24 @@ def test_validation_reproduces_stated_outputs_and_rejects_what_a_trivial_program
     assert [o.reasons[0] for o in outcomes[1:]] == ["expected_mismatch", "constant_output", "empty_output",
                                                     "bad_test_input"]
     assert outcomes[0].task.reference_cpu_s > 0
+
+
+LAST_WORD = 'import sys\nwords = sys.stdin.read().split()\nif not words:\n    words = ["none"]\nprint(words[-1])\n'
+
+
+def test_a_hand_written_program_task_is_not_sunk_by_a_mutant_in_an_unreachable_branch(pool):
+    cases = [("3 1 2\n", "2\n"), ("5 9\n", "9\n"), ("7 8 4 2\n", "2\n"), ("6\n", "6\n"), ("1 2 3 4 5\n", "5\n")]
+    tests = tuple(TestCase((stdin,), out) for stdin, out in cases)
+    task = replace(program_task(reference=LAST_WORD, task_id="prog/last"), test_cases=tests[:2],
+                   hidden_test_cases=tests[2:], description="Print the last word of the input.")
+    (outcome,) = validate_tasks([task], pool, GenerationConfig())
+    assert outcome.accepted, outcome.details
+    assert outcome.task.params["mutants_equivalent"] >= 1 and outcome.task.all_tests == task.all_tests
+    right = Grader(pool, RewardConfig()).grade([outcome.task], [Completion("print(input().split()[-1])\n```")],
+                                                ids=["c"])[0]
+    assert right.result.score == 1.0, right.result
+    (no_probes,) = validate_tasks([task], pool, GenerationConfig(probe_inputs=0))
+    assert no_probes.reasons == ("weak_tests",)
 
 
 def test_spade_validate_accepts_the_example_and_rejects_a_broken_program_task_with_reasons(tmp_path):
