@@ -133,6 +133,28 @@ def test_a_hand_written_program_task_is_not_sunk_by_a_mutant_in_an_unreachable_b
     assert no_probes.reasons == ("weak_tests",)
 
 
+NOISY = ("import sys\nprint('debug: reading', file=sys.stderr)\nprint('x' * 20000, file=sys.stderr)\n"
+         "print('0 0')\n")
+
+
+def test_a_programs_output_is_kept_bounded_in_the_run_record(pool, tmp_path):
+    from spade.records import OUTPUT_KEPT
+    from spade.store import IterationTask, IterationWrite, RunStore
+
+    task = program_task()
+    grader = Grader(pool, RewardConfig())
+    wrong, right = grader.grade([task, task], [Completion(NOISY + "```"), Completion(SUM_MAX + "```")],
+                                ids=["noisy", "right"])
+    assert right.result.score == 1.0 and right.result.stdout == "6 3\n"
+    assert wrong.result.stdout == "0 0\n" and wrong.result.stderr.startswith("debug: reading\n")
+    assert len(wrong.result.stderr.encode()) == OUTPUT_KEPT  # 20 KB written, 4 KB kept
+    with RunStore(tmp_path / "run", create=True) as store:
+        store.commit_iteration(IterationWrite(0, tasks=[IterationTask(task, "generated")], rollouts=[wrong, right]))
+        (row,) = store.query("SELECT json FROM executions WHERE candidate_id = 'noisy'")
+    kept = json.loads(row[0])
+    assert kept["stdout"] == "0 0\n" and kept["stderr"].startswith("debug: reading") and kept["status"] == "failed"
+
+
 def test_spade_validate_accepts_the_example_and_rejects_a_broken_program_task_with_reasons(tmp_path):
     good = json.loads(EXAMPLE.read_text())
     broken = {**good, "task_id": "broken", "reference_solution": "import sys\nprint(1 +)\n",
