@@ -21,19 +21,20 @@ from typing import Any
 MIN_PROBES = 4
 """Fewer usable probes than this recognise no mutant as equivalent: too little evidence either way."""
 _MAX_DEPTH = 8
+_MAX_SOURCES = 50  # tests whose inputs are edited: enough variety, bounded work on a task with many tests
 _INT = re.compile(r"-?\d+")
 
 
 def argument_probes(inputs: Sequence[Sequence[Any]], count: int, salt: str) -> list[tuple[Any, ...]]:
     """Up to `count` argument tuples near `inputs`, new and distinct, chosen deterministically by `salt`."""
-    pool = [tuple(new) for args in inputs for new in _edited_args(list(args))] + _crossed(inputs)
+    pool = [tuple(new) for args in inputs[:_MAX_SOURCES] for new in _edited_args(list(args))] + _crossed(inputs)
     return _pick(pool, inputs, count, salt)
 
 
 def stdin_probes(inputs: Sequence[Sequence[Any]], count: int, salt: str) -> list[tuple[Any, ...]]:
     """Up to `count` one-string argument tuples: a test's stdin with one integer nudged by ±1."""
     pool = []
-    for args in inputs:
+    for args in inputs[:_MAX_SOURCES]:
         text = args[0] if len(args) == 1 and isinstance(args[0], str) else None
         for m in _INT.finditer(text or "") if text is not None and len(text) <= 1 << 16 else ():
             for delta in (1, -1):
