@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from spade.audit import screen_code
 from spade.config import SpadeConfig
-from spade.records import ExecResult, ExecStatus, Task, TestCase, TestOutcome, TestStatus
+from spade.records import (
+    ExecResult,
+    ExecStatus,
+    Task,
+    TestCase,
+    TestOutcome,
+    TestStatus,
+)
 from spade.registry import TRAINERS
 from spade.reward import compute_reward
 from spade.sandbox import IsolationReport

@@ -98,8 +98,8 @@ COUNTING = [((["b", "a", "b"],), {"a": 1, "b": 2}), ((["x"],), {"x": 1})]
 
 @pytest.mark.parametrize("code", [
     "from collections import Counter\ndef f(xs):\n    return Counter(xs)\n",
-    "from collections import defaultdict\ndef f(xs):\n    d = defaultdict(int)\n    for x in xs:\n"
-    "        d[x] += 1\n    return d\n",
+    ("from collections import defaultdict\ndef f(xs):\n    d = defaultdict(int)\n    for x in xs:\n"
+     "        d[x] += 1\n    return d\n"),
     "from collections import OrderedDict\ndef f(xs):\n    return OrderedDict((x, xs.count(x)) for x in xs)\n",
     "def f(xs):\n    return {x: xs.count(x) for x in xs}\n",
 ])

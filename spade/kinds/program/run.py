@@ -16,7 +16,14 @@ from spade.config import ExecutorConfig
 from spade.kinds.base import Scorer
 from spade.kinds.program.judge import judge_run, match_mode
 from spade.pycode import parse_untrusted
-from spade.records import OUTPUT_KEPT, ExecResult, ExecStatus, Task, TestOutcome, TestStatus
+from spade.records import (
+    OUTPUT_KEPT,
+    ExecResult,
+    ExecStatus,
+    Task,
+    TestOutcome,
+    TestStatus,
+)
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
 MAX_STDIN_BYTES = 1 << 20
