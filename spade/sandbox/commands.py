@@ -22,7 +22,11 @@ from spade.errors import EXIT_FAILED, EXIT_OK, TaskFormatError
 from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TestStatus
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from concurrent.futures import Future
+
     from spade.sandbox.pool import SandboxPool
+    from spade.sandbox.program import ProgramJob, ProgramRun
 
 
 def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig, raw: bool = False) -> int:
@@ -53,13 +57,32 @@ def _judge(pool: SandboxPool, task: Task, text: str) -> ExecResult:
     kind = kind_of(task)
     answer = kind.extract(task, text, prefilled=False)
     found = kind.screen(answer)
-    if task.kind == PYTHON_FUNCTION:  # run on this thread, so a signal stops it at once (no pool thread to join)
-        from spade.kinds.python_function.program import program_job
-
-        result = pool.score(*program_job(task, answer))
-    else:
-        result = kind.execute(pool, [(task, answer)])[0]
+    result = kind.execute(_OnThisThread(pool), [(task, answer)])[0]
     return replace(result, events=result.events + tuple(f"screen:{f}" for f in found)) if found else result
+
+
+class _OnThisThread:
+    """The pool as a kind sees it, scoring functions on the calling thread: a signal then stops the command at
+    once instead of waiting for a pool thread's candidate to finish."""
+
+    def __init__(self, pool: SandboxPool) -> None:
+        self.pool = pool
+
+    def score_many(self, items: Sequence[tuple[Task, str]], time_limits: Sequence[Sequence[float] | None] | None = None,
+                   on_done: Callable[[int], None] | None = None) -> list[ExecResult]:
+        limits = list(time_limits) if time_limits is not None else [None] * len(items)
+        results = []
+        for i, ((task, code), limit) in enumerate(zip(items, limits, strict=True)):
+            results.append(self.pool.score(task, code, limit))
+            if on_done is not None:
+                on_done(i)
+        return results
+
+    def submit_program(self, job: ProgramJob) -> Future[ProgramRun]:
+        return self.pool.submit_program(job)
+
+    def run_program(self, job: ProgramJob) -> ProgramRun:
+        return self.pool.run_program(job)
 
 
 def _run_raw(pool: SandboxPool, task: Task, text: str) -> ExecResult:
