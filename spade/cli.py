@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("solution", help="a Python file defining the task's entry point (for a task of another kind, "
                                     "a file holding the answer, e.g. a math expression)")
     e.add_argument("--json", action="store_true", help="print the full result (every test's verdict) as JSON")
+    e.add_argument("--raw", action="store_true", help="run the file's text as written, without the kind's answer "
+                                                      "extraction and screen that the loop applies to a reply")
     e.add_argument("--config", help=CONFIG_HELP)
 
     sb = sub.add_parser("sandbox", help="sandbox tools")
@@ -252,7 +254,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "exec":
         from spade.sandbox.commands import exec_command
 
-        return exec_command(args.task, args.solution, args.json, _config(args.config, sets=args.set))
+        return exec_command(args.task, args.solution, args.json, _config(args.config, sets=args.set), raw=args.raw)
     if args.command == "sandbox":
         from spade.sandbox.commands import sandbox_check_command
 

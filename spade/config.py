@@ -222,10 +222,11 @@ class SamplingConfig(_Section):
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
     """torch threads; 0 leaves torch's default."""
-    engine: Literal["static", "hf"] = "static"
+    engine: Literal["auto", "static", "hf"] = "auto"
     """Decoder of the embedded backend. static: a hand-written Llama forward over the live weights with a
     preallocated KV cache (spade.policy.static_decode; several times faster on CPU). hf: the previous decoder,
-    transformers' forward with a growing cache (spade.policy.decode), for models the static one does not run."""
+    transformers' forward with a growing cache (spade.policy.decode), for models the static one does not run.
+    auto: static for a plain Llama model (the embedded SmolLM2), hf for any other architecture (Qwen2, ...)."""
 
 
 KL_BETA_AUTO = 0.5

@@ -113,6 +113,10 @@ class TestOutcome:
     error: str | None = None
 
 
+OUTPUT_KEPT = 4096
+"""Bytes of a program's stdout and of its stderr kept in its ExecResult (and the run's executions table)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExecResult:
     """A candidate scored against a task. CPU time and peak memory come from the kernel (wait4)."""
@@ -126,6 +130,8 @@ class ExecResult:
     load_error: str | None = None
     events: tuple[str, ...] = ()  # behaviour the sandbox observed: output_flood, file_access, socket, …
     memory_limit_kb: int = 0  # the memory limit it ran under (0: unknown), the scale of peak_memory_kb
+    stdout: str = ""  # a program's output on its first failing test (else its first), at most OUTPUT_KEPT bytes
+    stderr: str = ""  # kept for the audit trail only: never part of a verdict
 
     @property
     def passed(self) -> bool:

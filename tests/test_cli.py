@@ -41,6 +41,16 @@ def test_exec_exits_0_when_the_candidate_passes_and_1_when_it_does_not(tmp_path,
     assert crashed.returncode == 1
 
 
+def test_exec_reads_a_reply_as_the_loop_does_and_raw_runs_the_file_as_written(tmp_path, task_file):
+    reply = tmp_path / "reply.md"
+    reply.write_text("Here it is:\n```python\ndef f(x):\n    return x + 1\n```\nIt adds one.\n")
+    judged = spade("exec", str(task_file), str(reply), "--json")
+    assert judged.returncode == 0, judged.stderr
+    assert json.loads(judged.stdout)["score"] == 1.0
+    raw = spade("exec", str(task_file), str(reply), "--json", "--raw")
+    assert raw.returncode == 1 and json.loads(raw.stdout)["load_error"]
+
+
 def test_a_missing_solution_file_is_an_input_error(tmp_path, task_file):
     proc = spade("exec", str(task_file), str(tmp_path / "nope.py"))
     assert proc.returncode == 2 and "solution file" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,8 +1,9 @@
 """The pre-flight engineering checklist (docs/method.md#pre-flight-checklist), judged against one config and this host.
 
-In: a `SpadeConfig` and an `IsolationReport` (from `spade.sandbox.check_isolation`), plus whether a real
-candidate scored twice in the sandbox got the same verdict. Out: one `CheckItem` per checklist line, ✓ or ✗,
-with the config key that changes it. Lines SPADE satisfies by construction say "built in" and name the code.
+In: a `SpadeConfig` and the host's probed facts (`HostFacts`: the isolation layers, a candidate scored twice,
+a sound and a broken reference validated in the sandbox, an incomplete task file refused, a run database written
+and read back). Out: one `CheckItem` per checklist line, ✓ or ✗, with the config key that changes it. Every line
+is measured, from the config or a probe: none is true by construction.
 """
 
 from __future__ import annotations
@@ -10,11 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from spade.audit import screen_code
 from spade.config import SpadeConfig
+from spade.records import (
+    ExecResult,
+    ExecStatus,
+    Task,
+    TestCase,
+    TestOutcome,
+    TestStatus,
+)
 from spade.registry import TRAINERS
+from spade.reward import compute_reward
 from spade.sandbox import IsolationReport
 
-BUILT_IN = "(built in)"
+BUILT_IN = "(probed; no config key)"
+_HOSTILE = "import os\ndef f(x):\n    return os.system('id')\n"  # what the screen must flag
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,9 @@ class HostFacts:
     deterministic: bool  # the same candidate scored twice got identical verdicts
     determinism_detail: str
     eval_tasks: int  # tasks in the configured evaluation suite (0 when it cannot load)
+    validation: tuple[bool, str] = (False, "not probed")  # a sound reference accepted, a raising one rejected
+    task_schema: tuple[bool, str] = (False, "not probed")  # an incomplete task file refused, a complete one loaded
+    store: tuple[bool, str] = (False, "not probed")  # a run database created, written and read back here
 
 
 def _layer(facts: HostFacts, name: str) -> tuple[bool, str]:
@@ -49,9 +64,9 @@ def task_design(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
         CheckItem("task design", "edge-case coverage", g.max_mutants > 0 and g.mutant_kill_ratio > 0,
                   f"up to {g.max_mutants} mutants per reference, tests must catch ≥ {g.mutant_kill_ratio:.0%}, "
                   f"{g.probe_inputs} probe inputs", "generation.max_mutants, generation.mutant_kill_ratio"),
-        CheckItem("task design", "reference validation", True,
-                  f"every reference runs twice in the sandbox before acceptance, the second time under another str "
-                  f"hash seed (limit {g.reference_time_limit_s} s per test; spade.validate.dynamic)", "generation.reference_time_limit_s"),
+        CheckItem("task design", "reference validation", facts.validation[0],
+                  f"{facts.validation[1]}; every reference runs twice, the second time under another str hash seed "
+                  f"(limit {g.reference_time_limit_s} s per test)", "generation.reference_time_limit_s"),
     ]
 
 
@@ -59,8 +74,7 @@ def generation(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     g, e = cfg.generation, cfg.evolution
     bounded = 0 < e.difficulty_low < e.difficulty_high < 1
     return [
-        CheckItem("environment generation", "JSON completeness", True,
-                  "required fields, signature and test shapes checked statically (spade.validate.static, spade.taskio)",
+        CheckItem("environment generation", "JSON completeness", facts.task_schema[0], facts.task_schema[1],
                   BUILT_IN),
         CheckItem("environment generation", "deduplication", g.dedup_threshold < 1.0,
                   f"exact + MinHash near-duplicates at Jaccard ≥ {g.dedup_threshold}" if g.dedup_threshold < 1.0
@@ -92,8 +106,7 @@ def sandbox(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
 def training_signal(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     g = cfg.generation
     return [
-        CheckItem("training signal", "interpretable reward", True,
-                  "each reward term stored separately (rewards table; spade.reward.terms)", "reward.*"),
+        _interpretable(cfg),
         CheckItem("training signal", "hidden tests", g.hidden_tests > 0 and g.min_hidden_share > 0,
                   f"{g.hidden_tests} hidden tests per task, at least {g.min_hidden_share:.0%} of all tests",
                   "generation.hidden_tests, generation.min_hidden_share"),
@@ -128,16 +141,52 @@ def production(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     return [
         CheckItem("production", "concurrent sandbox", workers >= 2, f"{workers} warm sandbox workers",
                   "executor.workers"),
-        CheckItem("production", "logging and monitoring", True,
-                  "every iteration's metrics, decisions and rollouts in spade.sqlite and metrics.jsonl; "
-                  "`spade status`, `spade report`, `spade doctor`", BUILT_IN),
+        CheckItem("production", "logging and monitoring", facts.store[0],
+                  f"{facts.store[1]}; every iteration's metrics, decisions and rollouts go to spade.sqlite and "
+                  "metrics.jsonl", BUILT_IN),
         CheckItem("production", "independent eval set", cfg.eval.every >= 1 and facts.eval_tasks > 0,
                   f"suite {cfg.eval.suite!r}: {facts.eval_tasks} fixed tasks, never trained on"
                   + ("" if cfg.eval.every else "; eval.every = 0 disables it"), "eval.suite, eval.every"),
-        CheckItem("production", "security audit", True,
-                  "source of every task and candidate in the audit table; code screened before it runs "
-                  "(spade.audit.screen_code)", BUILT_IN),
+        _audited(cfg),
     ]
+
+
+_CODE = "def f(x):\n    return x + 1\n"
+
+
+def _probe_result(events: tuple[str, ...] = (), passed: int = 1) -> tuple[Task, ExecResult]:
+    """A probe candidate's verdict on a two-test task: `passed` tests passed, the sandbox's `events` observed."""
+    task = Task("check_reward", "Add one.", "def f(x: int) -> int:", "f", 0.5, test_cases=(TestCase((1,), 2),),
+                hidden_test_cases=(TestCase((2,), 3),))
+    tests = tuple(TestOutcome(i, i > 0, TestStatus.PASSED if i < passed else TestStatus.WRONG_ANSWER)
+                  for i in range(2))
+    status = ExecStatus.PASSED if passed == 2 else ExecStatus.FAILED
+    return task, ExecResult(status, tests, 0.001, 1024, 0.01, 0, events=events)
+
+
+def _interpretable(cfg: SpadeConfig) -> CheckItem:
+    """Probe candidates passing 1 and 2 of 2 tests: the reward must rise with the tests passed."""
+    task, half = _probe_result(passed=1)
+    _, full = _probe_result(passed=2)
+    low, high = (compute_reward(task, _CODE, r, cfg.reward) for r in (half, full))
+    ok = high.total > low.total and high.pass_fraction > low.pass_fraction
+    return CheckItem("training signal", "interpretable reward", ok,
+                     f"terms {', '.join(cfg.reward.terms) or 'none'}, each stored apart; probe candidates passing 1 "
+                     f"and 2 of 2 tests get {low.total:.3f} and {high.total:.3f}"
+                     + ("" if ok else ": the reward does not follow the tests (add the pass term)"), "reward.terms")
+
+
+def _audited(cfg: SpadeConfig) -> CheckItem:
+    """The screen flags a probe calling the shell, and a finding costs the candidate reward."""
+    found = screen_code(_HOSTILE)
+    task, flagged = _probe_result(tuple(f"screen:{f}" for f in found))
+    _, clean = _probe_result()
+    cost = compute_reward(task, _CODE, clean, cfg.reward).total - compute_reward(task, _CODE, flagged, cfg.reward).total
+    ok = bool(found) and cost > 0
+    return CheckItem("production", "security audit", ok,
+                     f"a probe calling the shell is screened as {', '.join(found) or 'nothing'} before it runs and "
+                     f"costs {cost:.2f} reward; every task's and candidate's source is in the audit table",
+                     "reward.interference_penalty, reward.terms")
 
 
 SECTIONS: tuple[Callable[[SpadeConfig, HostFacts], list[CheckItem]], ...] = (

@@ -190,7 +190,12 @@ class EmbeddedPolicy:
 
 
 def make_decoder(engine: str, model: Any, tokenizer: Any) -> Any:
-    """The decoder named by `sampling.engine` over the shared model (see SamplingConfig.engine)."""
+    """The decoder named by `sampling.engine` over the shared model (see SamplingConfig.engine); under `auto`, the
+    static one where it runs the model's architecture, else transformers' forward."""
+    if engine == "auto":
+        from spade.policy.live_weights import static_unsupported
+
+        engine = "hf" if static_unsupported(model) is not None else "static"
     if engine == "hf":
         from spade.policy.decode import Decoder
 

@@ -75,6 +75,20 @@ def fingerprint(model: Any) -> tuple:
     return id(model), tuple(adapters) if isinstance(adapters, (list, tuple)) else (), params
 
 
+def static_unsupported(model: Any) -> str | None:
+    """Why the static decoder cannot run this model's architecture (None: it can): it runs plain Llama layers."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    config = base.config
+    if getattr(config, "model_type", "") != "llama":
+        return f"the static decoder runs Llama models, not {getattr(config, 'model_type', '?')!r}"
+    rope = getattr(config, "rope_parameters", None) or {"rope_type": "default",
+                                                        "rope_theta": getattr(config, "rope_theta", None)}
+    if rope.get("rope_type", "default") != "default" or getattr(config, "attention_bias", False) \
+            or getattr(config, "mlp_bias", False) or getattr(config, "hidden_act", "silu") != "silu":
+        return "the static decoder supports plain Llama layers (default RoPE, no biases, SiLU)"
+    return None
+
+
 def snapshot(model: Any, previous: LiveWeights | None = None) -> LiveWeights:
     """Copy the model's current weights into the decoder's layout (see module doc); packings of `previous` whose
     source parameters are unchanged are reused."""
@@ -82,14 +96,10 @@ def snapshot(model: Any, previous: LiveWeights | None = None) -> LiveWeights:
 
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     config = base.config
-    if getattr(config, "model_type", "") != "llama":
-        raise ModelError(f"the static decoder runs Llama models, not {config.model_type!r}; "
-                         "set sampling.engine: hf")
+    unsupported = static_unsupported(model)
+    if unsupported is not None:
+        raise ModelError(f"{unsupported}; set sampling.engine: hf (or auto)")
     rope = getattr(config, "rope_parameters", None) or {"rope_type": "default", "rope_theta": config.rope_theta}
-    if rope.get("rope_type", "default") != "default" or getattr(config, "attention_bias", False) \
-            or getattr(config, "mlp_bias", False) or config.hidden_act != "silu":
-        raise ModelError("the static decoder supports plain Llama layers (default RoPE, no biases, SiLU); "
-                         "set sampling.engine: hf")
     inner = base.model
     packs = _packings(previous)
     with torch.no_grad():

@@ -11,8 +11,9 @@ filter (no sockets, fork, exec, ptrace, mounts, namespaces, uid changes, SysV IP
 signals to others) and an audit hook that reports interference. The watcher enforces per-test wall-clock deadlines (the
 first timeout ends the candidate unless executor.run_all_tests_after_timeout), reads CPU time and peak memory from
 the kernel (wait4), caps stdout/stderr and never takes them as a verdict, and empties /tmp through fds within a
-bound (a worker it cannot empty is recycled). Return values cross a private pipe through a type-exact codec and are
-compared by the supervisor, so expected values never enter the candidate's process.
+bound (a worker it cannot empty is recycled). Return values cross a private pipe through a type-exact codec (a
+container subclass such as Counter crosses as the plain container its builtin storage holds) and are compared by
+the supervisor, so expected values never enter the candidate's process.
 Program jobs (program.py) run a whole program as `__main__` in the same workers, under the same layers and limits:
 its stdin streams in on the job pipe, its stdout and stderr come back capped on pipes of their own, its exit status
 from the kernel; what it prints is data for a judge outside the sandbox, never a verdict
@@ -24,7 +25,9 @@ Covered, by the threat-model classes of docs/method.md#threat-model (tests in te
   test_scoring.py::test_exit_codes_and_output_are_never_verdicts
 - subverted comparison: test_hostile.py::test_hostile_candidate_never_passes[lying_eq_object, str_subclass_lying_eq,
   int_and_list_subclasses, patched_builtins]; test_scoring.py::test_comparison_is_strict_about_types;
-  test_compare_and_codec.py::test_codec_refuses_subclasses_of_builtins
+  test_compare_and_codec.py::test_codec_refuses_subclasses_of_builtins,
+  ::test_codec_reads_a_container_subclass_through_the_builtin_storage_not_its_methods;
+  test_scoring.py::test_a_subclass_is_judged_by_its_storage_whatever_it_claims
 - peeking: test_hostile.py::test_hostile_candidate_never_passes[gc_and_frames_peek, files_proc_env_stdin_peek];
   test_hostile.py::test_candidate_cannot_see_host_environment_variables
 - exhaustion: test_hostile.py::test_exhaustion_is_reported_as_data, ::test_hostile_candidate_never_passes[cpu_loop,

@@ -3,23 +3,33 @@
 in: a task file (JSON or JSONL in SPADE's task schema), a solution file, the config. out: a readable table per
 test (or the full result as JSON) and an exit code: 0 when the solution passes, 1 when it does not; bad
 arguments raise TaskFormatError (exit 2), a failing sandbox SandboxError (exit 3), each one line.
+The solution file is judged as the loop judges a model's reply: the task's kind takes the answer from it (a math
+equation chain counts by its result, fenced code is unwrapped) and screens it; `raw` runs the file's text as is.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from spade.config import SpadeConfig
 from spade.errors import EXIT_FAILED, EXIT_OK, TaskFormatError
-from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, TestStatus
+from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TestStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from concurrent.futures import Future
+
+    from spade.sandbox.pool import SandboxPool
+    from spade.sandbox.program import ProgramJob, ProgramRun
 
 
-def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig) -> int:
+def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeConfig, raw: bool = False) -> int:
     from spade.sandbox.pool import SandboxPool
     from spade.taskio import load_tasks
 
@@ -32,17 +42,56 @@ def exec_command(task_path: str, solution_path: str, as_json: bool, cfg: SpadeCo
                               "point")
     code = solution.read_text(encoding="utf-8", errors="replace")
     with SandboxPool(cfg.executor.model_copy(update={"workers": 1})) as pool:
-        if tasks[0].kind == PYTHON_FUNCTION:
-            result = pool.score(tasks[0], code)
-        else:  # another kind's answer (a math expression, a query...) is executed and judged by its kind
-            from spade.kinds import kind_of
-
-            result = kind_of(tasks[0]).execute(pool, [(tasks[0], code.strip())])[0]
+        result = _run_raw(pool, tasks[0], code) if raw else _judge(pool, tasks[0], code)
     if as_json:
         print(json.dumps(_jsonable(result), indent=2))
     else:
         _print_table(tasks[0].task_id, result)
     return EXIT_OK if result.status is ExecStatus.PASSED else EXIT_FAILED
+
+
+def _judge(pool: SandboxPool, task: Task, text: str) -> ExecResult:
+    """As the grading path does for a reply with no prefill: the kind's extraction, its screen, its judge."""
+    from spade.kinds import kind_of
+
+    kind = kind_of(task)
+    answer = kind.extract(task, text, prefilled=False)
+    found = kind.screen(answer)
+    result = kind.execute(_OnThisThread(pool), [(task, answer)])[0]
+    return replace(result, events=result.events + tuple(f"screen:{f}" for f in found)) if found else result
+
+
+class _OnThisThread:
+    """The pool as a kind sees it, scoring functions on the calling thread: a signal then stops the command at
+    once instead of waiting for a pool thread's candidate to finish."""
+
+    def __init__(self, pool: SandboxPool) -> None:
+        self.pool = pool
+
+    def score_many(self, items: Sequence[tuple[Task, str]], time_limits: Sequence[Sequence[float] | None] | None = None,
+                   on_done: Callable[[int], None] | None = None) -> list[ExecResult]:
+        limits = list(time_limits) if time_limits is not None else [None] * len(items)
+        results = []
+        for i, ((task, code), limit) in enumerate(zip(items, limits, strict=True)):
+            results.append(self.pool.score(task, code, limit))
+            if on_done is not None:
+                on_done(i)
+        return results
+
+    def submit_program(self, job: ProgramJob) -> Future[ProgramRun]:
+        return self.pool.submit_program(job)
+
+    def run_program(self, job: ProgramJob) -> ProgramRun:
+        return self.pool.run_program(job)
+
+
+def _run_raw(pool: SandboxPool, task: Task, text: str) -> ExecResult:
+    """The file's text run as written: a function task's file as the program, another kind's stripped."""
+    if task.kind == PYTHON_FUNCTION:
+        return pool.score(task, text)
+    from spade.kinds import kind_of
+
+    return kind_of(task).execute(pool, [(task, text.strip())])[0]
 
 
 def sandbox_check_command(cfg: SpadeConfig) -> int:

@@ -419,6 +419,8 @@ def exec_result_to_dict(result: ExecResult) -> dict[str, Any]:
         "load_error": result.load_error,
         "events": list(result.events),
         "memory_limit_kb": result.memory_limit_kb,
+        "stdout": result.stdout,  # a program's output, bounded (records.OUTPUT_KEPT): for the audit, never a verdict
+        "stderr": result.stderr,
     }
 
 

@@ -2,9 +2,13 @@
 
 In: TaskDrafts (from families) or Tasks (from files), a SandboxPool and the GenerationConfig. Out: one
 ValidationOutcome each. The reference must return JSON values of its annotated type on every input, the same
-on two separate runs; expected values come only from that execution. Then mutants of the reference run, and
-at least `mutant_kill_ratio` of those that load must fail a test. Before a task is rejected as weak_tests its
-family is asked once for probe inputs (see _probe_phase). Every phase submits all its jobs to the pool before collecting any.
+on two separate runs; expected values come only from that execution. Then mutants of the reference run, with
+the trivial wrong answers (a function echoing an argument, one returning a constant: spade.validate.trivial), and
+at least `mutant_kill_ratio` of those that load must fail a test; a task with none to run is rejected (no_mutants),
+never passed for want of evidence. Before a task is rejected as weak_tests, probe inputs are tried once (see
+_probe_phase): a generated draft's family is asked for them and they join its tests; any other task gets small
+edits of its own inputs (spade.validate.probes), which only mark the survivors that act like the reference on
+every probe as equivalent. Every phase submits all its jobs to the pool before collecting any.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from spade.sandbox import Job, OutcomeKind, RawRun, SandboxPool, to_json_value, 
 from spade.sandbox.layers import ALT_HASH_SEED
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
+from spade.validate.probes import MIN_PROBES, argument_probes
 from spade.validate.static import check_draft, check_task, parse_signature
+from spade.validate.trivial import trivial_programs
 from spade.validate.types import fits, is_json, parse_annotation
 
 _BAD_KIND = {
@@ -103,8 +109,9 @@ def _run_phases(items: list[_Case | ValidationOutcome], pool: Any, cfg: Generati
     cases = [c for c in items if isinstance(c, _Case)]
     _reference_phase(cases, pool, cfg)
     _mutant_phase([c for c in cases if not c.problems], pool, cfg)
-    weak = [c for c in cases if not c.problems and _weak(c, cfg)]
-    _probe_phase([c for c in weak if c.task.family and c.stated is None and cfg.probe_inputs], pool, cfg)
+    weak = [c for c in cases if not c.problems and _weak(c, cfg) and cfg.probe_inputs]
+    _probe_phase([c for c in weak if _family_probes(c)], pool, cfg)
+    _equivalence_phase([c for c in weak if not _family_probes(c)], pool, cfg)
     return [item if isinstance(item, ValidationOutcome) else _finish(item, cfg) for item in items]
 
 
@@ -159,7 +166,7 @@ def _mutant_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) 
     if cfg.max_mutants == 0:
         return
     jobs = [(c, m, _submit(pool, m, c, c.inputs, _mutant_limit(c, cfg), mutant=True)) for c in cases
-            for m in mutants(c.reference, cfg.max_mutants)]
+            for m in mutants(c.reference, cfg.max_mutants) + trivial_programs(c.task, c.values)]
     for c, source, future in jobs:
         _tally(c, source, future.result(), c.values)
 
@@ -181,6 +188,45 @@ def _caught(run: RawRun, expected: list[Any]) -> bool:
 def _weak(c: _Case, cfg: GenerationConfig) -> bool:
     ratio = c.kill_ratio
     return ratio is not None and ratio < cfg.mutant_kill_ratio
+
+
+def _family_probes(c: _Case) -> bool:
+    """Whether a weak case asks its family for probe inputs that join its tests (a generated draft), rather than
+    having its own inputs edited to recognise equivalent mutants (a task file, a family-less draft)."""
+    return bool(c.task.family) and c.task.family in FAMILIES and c.stated is None
+
+
+def _equivalence_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+    """Survivors that return what the reference returns on every probe input made by editing the task's own inputs
+    are presumed equivalent and leave the ratio's denominator; the tests are left as written."""
+    probes = {id(c): argument_probes(c.inputs, cfg.probe_inputs, c.task.task_id) for c in cases}
+    cases = [c for c in cases if len(probes[id(c)]) >= MIN_PROBES]
+    runs = [(_submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s),
+             _submit(pool, c.reference, c, probes[id(c)], cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
+            for c in cases]
+    answered = {id(c): _answered(first.result(), second.result()) for c, (first, second) in zip(cases, runs)}
+    cases = [c for c in cases if len(answered[id(c)]) >= MIN_PROBES]
+    jobs = [(c, m, _submit(pool, m, c, [probes[id(c)][i] for i in answered[id(c)]], _mutant_limit(c, cfg),
+                           mutant=True)) for c in cases for m in c.survivors]
+    for c, _source, future in jobs:
+        if not _caught(future.result(), list(answered[id(c)].values())):
+            c.equivalent += 1
+
+
+def _answered(first: RawRun, second: RawRun) -> dict[int, Any]:
+    """Probe index -> the reference's value, for the probes it answered alike on both runs with a JSON value."""
+    out = {}
+    if first.load_status is not None:
+        return out
+    for i, (a, b) in enumerate(zip(first.outcomes, second.outcomes)):
+        if a.kind is OutcomeKind.VALUE and b.kind is OutcomeKind.VALUE:
+            try:
+                value = to_json_value(a.value)
+            except ValueError:
+                continue
+            if is_json(value) and values_equal(a.value, value) and values_equal(b.value, value):
+                out[i] = value
+    return out
 
 
 def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
@@ -229,6 +275,10 @@ def _adopt_probes(c: _Case, probes: list[tuple[Any, ...]], expected: list[Any], 
 
 def _finish(c: _Case, cfg: GenerationConfig) -> ValidationOutcome:
     ratio = c.kill_ratio
+    if not c.problems and cfg.max_mutants and c.ran == 0:
+        c.problems = [Problem("no_mutants", "no mutant of the reference and no trivial wrong answer could be run "
+                              "against the tests, so nothing shows they tell a wrong answer from a right one; "
+                              "give the function an argument or add tests with different expected values")]
     if not c.problems and _weak(c, cfg):
         c.problems = [Problem("weak_tests", f"the tests catch {c.killed} of {c.ran - c.equivalent} mutants of the reference "
                               f"({ratio:.2f}), below mutant_kill_ratio = {cfg.mutant_kill_ratio}")]

@@ -6,6 +6,8 @@ The host facts come from the real sandbox (check_isolation and a candidate score
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from spade.check import HostFacts, check_command, checklist, host_facts
@@ -55,6 +57,8 @@ def test_the_default_config_passes_every_check_on_a_host_with_every_layer(facts:
     ({"evolution": {"difficulty_low": 0.0}}, "difficulty bounds", "evolution.difficulty_low"),
     ({"training": {"keep_checkpoints": 0}}, "checkpoints", "training.keep_checkpoints"),
     ({"executor": {"mode": "subprocess"}}, "deterministic executor", "executor.mode"),
+    ({"reward": {"terms": ["format", "interference"]}}, "interpretable reward", "reward.terms"),
+    ({"reward": {"interference_penalty": 0.0}}, "security audit", "reward.interference_penalty"),
 ])
 def test_turning_a_safeguard_off_fails_its_line_and_names_the_key(facts: HostFacts, sections: dict, item: str,
                                                                   key: str) -> None:
@@ -64,6 +68,19 @@ def test_turning_a_safeguard_off_fails_its_line_and_names_the_key(facts: HostFac
     others = {n for n, it in by_name.items() if not it.ok} - {item}
     # eval.every = 0 turns off both evaluation lines at once; every other key changes only its own line.
     assert others <= ({"rollback", "independent eval set"} if key == "eval.every" else set())
+
+
+@pytest.mark.parametrize(("fact", "item"), [
+    ("validation", "reference validation"), ("task_schema", "JSON completeness"), ("store", "logging and monitoring"),
+])
+def test_a_line_probed_on_this_host_passes_as_measured_and_fails_when_its_probe_does(facts: HostFacts, fact: str,
+                                                                                      item: str) -> None:
+    assert getattr(facts, fact)[0], getattr(facts, fact)[1]  # measured here: the real sandbox, taskio, the store
+    broken = replace(facts, **{fact: (False, "the probe failed")})
+    by_name = {it.name: it for it in checklist(SpadeConfig(), broken)}
+    assert not by_name[item].ok and "the probe failed" in by_name[item].detail
+    assert {n for n, it in by_name.items() if not it.ok} - {item} <= {"isolation level", "network off",
+                                                                       "memory / CPU limits"}
 
 
 @pytest.mark.filterwarnings("ignore::spade.sandbox.UnsafeSandboxWarning")

@@ -1,7 +1,8 @@
 """`training.model` names a model of the user's: a local Hugging Face directory, a GGUF file, or a name found under
 SPADE_MODELS_DIR; one that is not on disk is refused in one line before a run directory is made. The reference
-configuration (docs/method.md#the-reference-configuration) names qwen2.5-coder-7b: a tiny randomly initialised
-Llama, saved with the embedded tokenizer, stands in for it (nothing is downloaded)."""
+configuration (docs/method.md#the-reference-configuration) names qwen2.5-coder-7b: a tiny randomly initialised model
+of its architecture (Qwen2), saved with the embedded tokenizer, stands in for it (nothing is downloaded);
+`sampling.engine: auto` decodes it with transformers' forward, since the static decoder runs Llama layers only."""
 
 from __future__ import annotations
 
@@ -52,11 +53,49 @@ def make_tiny_llama(out: Path) -> Path:
     return out
 
 
+def make_tiny_qwen2(out: Path) -> Path:
+    """A 2-layer Qwen2ForCausalLM (biased q/k/v projections) with random weights and the embedded tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_files.ensure_converted()), local_files_only=True)
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(0)
+    Qwen2ForCausalLM(config).save_pretrained(str(out))
+    tokenizer.save_pretrained(str(out))
+    return out
+
+
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("models")
-    make_tiny_llama(root / "qwen2.5-coder-7b")
+    make_tiny_qwen2(root / "qwen2.5-coder-7b")
+    make_tiny_llama(root / "tiny-llama")
     return root
+
+
+def test_the_default_engine_decodes_a_qwen2_model_and_static_names_the_fix(models: Path, easy_tasks) -> None:
+    from spade.errors import ModelError
+    from spade.policy.decode import Decoder
+    from spade.policy.embedded import EmbeddedPolicy
+    from spade.policy.static_decode import StaticDecoder
+
+    training = TrainingConfig(model=str(models / "qwen2.5-coder-7b"))
+    policy = EmbeddedPolicy(SamplingConfig(dtype="float32", max_new_tokens=8, threads=1), training)
+    assert policy.model.config.model_type == "qwen2"
+    out = policy.sample(easy_tasks[:1], 2, seed=0)
+    assert len(out[0]) == 2 and all(0 < c.new_tokens <= 8 for c in out[0])
+    assert type(policy._decoder) is Decoder
+    static = EmbeddedPolicy(SamplingConfig(dtype="float32", max_new_tokens=8, threads=1, engine="static"), training)
+    with pytest.raises(ModelError, match=r"not 'qwen2'; set sampling.engine: hf"):
+        static.sample(easy_tasks[:1], 1, seed=0)
+    llama = EmbeddedPolicy(SamplingConfig(dtype="float32", max_new_tokens=8, threads=1),
+                           TrainingConfig(model=str(models / "tiny-llama")))
+    llama.sample(easy_tasks[:1], 1, seed=0)
+    assert type(llama._decoder) is StaticDecoder  # auto keeps the fast decoder where it runs the model
 
 
 def test_a_local_model_directory_is_used_as_the_policy(models: Path, easy_tasks) -> None:

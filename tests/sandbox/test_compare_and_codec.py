@@ -26,15 +26,40 @@ def test_values_equal_follows_the_documented_rules(got, expected, equal):
 
 
 def test_codec_refuses_subclasses_of_builtins():
+    from collections import deque
+
     class S(str):
         pass
 
     class I(int):  # noqa: E742
         pass
 
-    for value in (S("x"), I(1), [I(1)], {"k": S("v")}, object(), (x for x in ())):
+    for value in (S("x"), I(1), [I(1)], {"k": S("v")}, object(), (x for x in ()), deque([1]), [[deque()]]):
         with pytest.raises(codec.Unencodable):
             codec.encode(value)
+
+
+def test_codec_reads_a_container_subclass_through_the_builtin_storage_not_its_methods():
+    from collections import Counter, OrderedDict, defaultdict, namedtuple
+
+    class Liar(list):
+        def __iter__(self):
+            return iter(["forged"])
+
+        def __eq__(self, other):
+            return True
+
+    class Items(dict):
+        def items(self):
+            return [("forged", 1)]
+
+    counts = defaultdict(int, {"a": 2})
+    point = namedtuple("point", "x y")(1, Counter("bb"))
+    cases = [(Counter("aab"), {"a": 2, "b": 1}), (counts, {"a": 2}), (OrderedDict(b=1, a=2), {"b": 1, "a": 2}),
+             (point, (1, {"b": 2})), (Liar([1]), [1]), (Items(a=1), {"a": 1})]
+    for value, plain in cases:
+        back = codec.decode(codec.encode(value))
+        assert back == plain and type(back) is type(plain), (value, back)
 
 
 def test_codec_refuses_deep_and_huge_values():

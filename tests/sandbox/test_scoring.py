@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from spade.records import ExecStatus, Task, TestCase, TestStatus
 from spade.sandbox import Job, OutcomeKind, to_json_value
 from tests.sandbox.conftest import CORRECT, LIMIT, secret_task
@@ -89,6 +91,38 @@ def test_comparison_is_strict_about_types(pool):
     statuses = [t.status for t in pool.score(task, code).tests]
     assert statuses == [TestStatus.WRONG_ANSWER, TestStatus.WRONG_ANSWER, TestStatus.PASSED, TestStatus.PASSED,
                         TestStatus.WRONG_ANSWER]
+
+
+COUNTING = [((["b", "a", "b"],), {"a": 1, "b": 2}), ((["x"],), {"x": 1})]
+
+
+@pytest.mark.parametrize("code", [
+    "from collections import Counter\ndef f(xs):\n    return Counter(xs)\n",
+    ("from collections import defaultdict\ndef f(xs):\n    d = defaultdict(int)\n    for x in xs:\n"
+     "        d[x] += 1\n    return d\n"),
+    "from collections import OrderedDict\ndef f(xs):\n    return OrderedDict((x, xs.count(x)) for x in xs)\n",
+    "def f(xs):\n    return {x: xs.count(x) for x in xs}\n",
+])
+def test_a_standard_library_dict_subclass_is_compared_as_its_plain_value(pool, code):
+    result = pool.score(_task(COUNTING), code)
+    assert result.status is ExecStatus.PASSED and result.score == 1.0, result
+
+
+@pytest.mark.parametrize("code", [
+    "class D(dict):\n    def __eq__(self, o): return True\n    __hash__ = None\ndef f(xs):\n    return D()\n",
+    "class D(dict):\n    def items(self): return [('a', 1), ('b', 2)]\ndef f(xs):\n    return D(z=9)\n",
+    "class A:\n    def __eq__(self, o): return True\ndef f(xs):\n    return A()\n",
+    "from collections import Counter\ndef f(xs):\n    return Counter(xs[:1])\n",
+])
+def test_a_subclass_is_judged_by_its_storage_whatever_it_claims(pool, code):
+    result = pool.score(_task(COUNTING), code)
+    assert result.tests[0].status in (TestStatus.WRONG_ANSWER, TestStatus.UNENCODABLE) and result.score < 1.0
+    assert pool.score(_task(COUNTING), "def f(xs):\n    return {x: xs.count(x) for x in xs}\n").score == 1.0
+
+
+def test_a_namedtuple_is_compared_as_its_tuple(pool):
+    code = "from collections import namedtuple\nP = namedtuple('P', 'lo hi')\ndef f(xs):\n    return P(min(xs), max(xs))\n"
+    assert pool.score(_task([(([3, 1, 2],), [1, 3])]), code).score == 1.0
 
 
 def test_exit_codes_and_output_are_never_verdicts(pool):

@@ -109,3 +109,50 @@ def test_a_file_task_without_reference_gets_static_checks_only():
     assert outcome.accepted and outcome.notes[0].startswith("static_only")
     (bad,) = validate_tasks([replace(task, entry_point="nope")], None, CFG)
     assert bad.reasons == ("entry_point_mismatch",)
+
+
+TRANSPOSE = "def transpose(m: list[list[int]]) -> list[list[int]]:\n    return [list(r) for r in zip(*m)]\n"
+
+
+def matrix_task(matrices, reference=TRANSPOSE):
+    tests = tuple(TestCase((m,), [list(r) for r in zip(*m)]) for m in matrices)
+    return Task(task_id="transpose", description="Transpose the matrix m.", entry_point="transpose",
+                signature="def transpose(m: list[list[int]]) -> list[list[int]]:", difficulty=0.2,
+                test_cases=tests[:1], hidden_test_cases=tests[1:], reference_solution=reference)
+
+
+def test_a_reference_without_mutants_is_not_passed_when_echoing_the_input_passes_its_tests(pool):
+    symmetric = matrix_task([[[1, 2], [2, 1]], [[5]], [[0, 3], [3, 4]], [[1, 0, 2], [0, 1, 0], [2, 0, 1]]])
+    (outcome,) = validate_tasks([symmetric], pool, CFG)
+    assert outcome.reasons == ("weak_tests",), outcome
+    assert pool.score(symmetric, "def transpose(m):\n    return m\n").score == 1.0  # what the verdict is about
+    sound = matrix_task([[[1, 2], [3, 4]], [[5, 6, 7]], [[0], [8]], [[1, 0, 2], [4, 1, 0], [2, 9, 1]]])
+    (accepted,) = validate_tasks([sound], pool, CFG)
+    assert accepted.accepted, accepted.details
+    assert pool.score(accepted.task, TRANSPOSE).score == 1.0
+    assert pool.score(accepted.task, "def transpose(m):\n    return m\n").score < 1.0
+
+
+def test_a_task_with_nothing_to_measure_its_tests_by_is_rejected(pool):
+    task = Task(task_id="nothing", description="Say hi.", signature="def hi() -> str:", entry_point="hi",
+                difficulty=0.1, test_cases=(TestCase((), "hi"),), reference_solution="def hi() -> str:\n    return 'hi'\n")
+    (outcome,) = validate_tasks([task], pool, CFG)
+    assert outcome.reasons == ("no_mutants",), outcome
+    assert outcome.kill_ratio is None
+
+
+UNREACHABLE = ("def magnitude(x: int) -> int:\n    if x < 0:\n        return -x\n    if x < -5:\n        return 0\n"
+               "    return x\n")
+
+
+def test_a_mutant_in_an_unreachable_branch_is_recognised_as_equivalent_by_probe_inputs(pool):
+    tests = tuple(TestCase((x,), abs(x)) for x in (3, -2, 0, 7, -9, 1, -1))
+    task = Task(task_id="magnitude", description="Return |x|.", signature="def magnitude(x: int) -> int:",
+                entry_point="magnitude", difficulty=0.1, test_cases=tests[:2], hidden_test_cases=tests[2:],
+                reference_solution=UNREACHABLE)
+    (outcome,) = validate_tasks([task], pool, CFG)
+    assert outcome.accepted, outcome.details
+    assert outcome.task.params["mutants_equivalent"] >= 1 and outcome.task.all_tests == task.all_tests
+    assert pool.score(outcome.task, "def magnitude(x):\n    return abs(x)\n").score == 1.0
+    (no_probes,) = validate_tasks([task], pool, CFG.model_copy(update={"probe_inputs": 0}))
+    assert no_probes.reasons == ("weak_tests",)  # without probes the unreachable branch's mutants count against it

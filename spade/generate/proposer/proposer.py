@@ -2,8 +2,11 @@
 
 In: a GenerationConfig, a ChatClient, the target difficulty, example Tasks from the store, a count and a seed.
 Out: a `ProposalBatch`: TaskDrafts (provenance source=llm, model, prompt_hash, mode) for spade.validate's
-validate_drafts, the expected values the model stated, and `ProposalStats`. After validation, `cross_check`
-adds the validation verdicts and the stated-versus-executed disagreements to the stats.
+validate_drafts, the expected values the model stated, and `ProposalStats`. Each parsed proposal's reference and
+description are screened as candidates are (spade.audit.screen_code) before it becomes a draft: one with a finding
+(a shell-out, network use, credential paths, dynamic execution...) is rejected as `screened`, so it never becomes a
+task, a prompt or a few-shot example. After validation, `cross_check` adds the validation verdicts and the
+stated-versus-executed disagreements to the stats.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from spade.audit import screen_code
 from spade.config import GenerationConfig
 from spade.generate.procedural import TaskDraft
 from spade.generate.proposer.parse import Proposal, Rejection, parse_answer
@@ -129,6 +133,9 @@ class LLMProposer:
             if isinstance(parsed, Rejection):
                 stats.rejected[parsed.reason] += 1
                 continue
+            if screened(parsed):
+                stats.rejected["screened"] += 1
+                continue
             draft = self._draft(parsed, difficulty, prompt_hash(messages), request_seed)
             stats.drafted += 1
             drafts.append(draft)
@@ -154,6 +161,11 @@ class LLMProposer:
             provenance={"source": "llm", "model": self.client.model, "prompt_hash": p_hash, "mode": self.mode,
                         "seed": request_seed},
         )
+
+
+def screened(p: Proposal) -> tuple[str, ...]:
+    """Screen findings for a proposal's reference (as code) and description (as text, for the same names)."""
+    return tuple(sorted(set(screen_code(p.reference)) | set(screen_code(p.description))))
 
 
 def pick_examples(examples: Sequence[Task], difficulty: float, k: int, rng: random.Random) -> list[Task]:

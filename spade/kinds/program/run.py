@@ -16,7 +16,14 @@ from spade.config import ExecutorConfig
 from spade.kinds.base import Scorer
 from spade.kinds.program.judge import judge_run, match_mode
 from spade.pycode import parse_untrusted
-from spade.records import ExecResult, ExecStatus, Task, TestOutcome, TestStatus
+from spade.records import (
+    OUTPUT_KEPT,
+    ExecResult,
+    ExecStatus,
+    Task,
+    TestOutcome,
+    TestStatus,
+)
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 
 MAX_STDIN_BYTES = 1 << 20
@@ -119,10 +126,17 @@ def _collect(task: Task, futures: list[Future[ProgramRun]], cfg: ExecutorConfig)
         outcomes.append(outcome)
         stopped = outcome.status is TestStatus.TIMEOUT and not cfg.run_all_tests_after_timeout
     events = tuple(dict.fromkeys(e for r in runs for e in r.events))
+    shown = next((r for r, o in zip(runs, outcomes) if o.status is not TestStatus.PASSED), runs[0] if runs else None)
     return ExecResult(_overall(outcomes), tuple(outcomes), sum(r.cpu_time_s for r in runs),
                       max((r.peak_memory_kb for r in runs), default=0), sum(r.wall_time_s for r in runs),
                       output_bytes=sum(r.stdout_bytes + r.stderr_bytes for r in runs), events=events,
-                      memory_limit_kb=cfg.memory_bytes // 1024)
+                      memory_limit_kb=cfg.memory_bytes // 1024,
+                      stdout=_kept(shown.stdout) if shown else "", stderr=_kept(shown.stderr) if shown else "")
+
+
+def _kept(data: bytes) -> str:
+    """At most OUTPUT_KEPT bytes of a program's output as text, for the audit (lone surrogates replaced)."""
+    return data[:OUTPUT_KEPT].decode("utf-8", "replace")
 
 
 def _overall(outcomes: list[TestOutcome]) -> ExecStatus:

@@ -10,7 +10,9 @@ before reading any result:
   MAX_EXPECTED_BYTES, the same both times (and, for files, the stated output under the task's match mode);
 - trivial wrong programs: one printing nothing, or one printing a single fixed output, must fail some test;
 - mutants (spade.validate.mutants, at most PROGRAM_MUTANTS): at least mutant_kill_ratio of them must fail a test;
-  when too few do, the family is asked once for probe inputs, as for Python functions.
+  when too few do, the family is asked once for probe inputs, as for Python functions; a task without a family
+  (a file, a family-less draft) has its own stdin edited instead (spade.validate.probes), and a survivor that
+  prints what the reference prints on every such probe is presumed equivalent (the tests stay as written).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from spade.sandbox.layers import ALT_HASH_SEED
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
+from spade.validate.probes import MIN_PROBES, stdin_probes
 
 MAX_EXPECTED_BYTES = 64 << 10
 MAX_REFERENCE_CHARS = 100_000
@@ -155,9 +158,9 @@ def _run_phases(items: list[_Case | ValidationOutcome], pool: Scorer, cfg: Gener
     if cases:
         _reference_phase(cases, pool, cfg)
         _mutant_phase([c for c in cases if not c.problems], pool, cfg)
-        weak = [c for c in cases if not c.problems and _weak(c, cfg)]
-        _probe_phase([c for c in weak if c.task.family and c.task.family in FAMILIES and c.stated is None and cfg.probe_inputs],
-                     pool, cfg)
+        weak = [c for c in cases if not c.problems and _weak(c, cfg) and cfg.probe_inputs]
+        _probe_phase([c for c in weak if _family_probes(c)], pool, cfg)
+        _equivalence_phase([c for c in weak if not _family_probes(c)], pool, cfg)
     return [item if isinstance(item, ValidationOutcome) else _finish(item, cfg) for item in items]
 
 
@@ -271,6 +274,34 @@ def _caught(runs: list[ProgramRun], expected: list[str], mode: str) -> set[int]:
 def _weak(c: _Case, cfg: GenerationConfig) -> bool:
     ratio = c.kill_ratio
     return ratio is not None and ratio < cfg.mutant_kill_ratio
+
+
+def _family_probes(c: _Case) -> bool:
+    return bool(c.task.family) and c.task.family in FAMILIES and c.stated is None
+
+
+def _equivalence_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+    """Survivors printing what the reference prints on every stdin probe (a test's stdin with one integer nudged)
+    are presumed equivalent and leave the ratio's denominator; probes the reference does not answer cleanly are
+    dropped."""
+    probes = {id(c): stdin_probes(c.inputs, cfg.probe_inputs, c.task.task_id) for c in cases}
+    cases = [c for c in cases if len(probes[id(c)]) >= MIN_PROBES]
+    runs = [(_submit(pool, c.reference, probes[id(c)], cfg.reference_time_limit_s),
+             _submit(pool, c.reference, probes[id(c)], cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
+            for c in cases]
+    kept: dict[int, list[tuple[tuple[Any, ...], str]]] = {}
+    for c, (first, second) in zip(cases, runs):
+        kept[id(c)] = []
+        for probe, a, b in zip(probes[id(c)], first, second):
+            values, problems = reference_outputs([probe], [a.result()], [b.result()])
+            if not problems:
+                kept[id(c)].append((probe, values[0]))
+    cases = [c for c in cases if len(kept[id(c)]) >= MIN_PROBES]
+    jobs = [(c, _submit(pool, m, [p for p, _ in kept[id(c)]], _mutant_limit(c, cfg))) for c in cases
+            for m in c.survivors]
+    for c, futures in jobs:
+        if not _caught([f.result() for f in futures], [v for _, v in kept[id(c)]], match_mode(c.task)):
+            c.equivalent += 1
 
 
 def _probe_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:

@@ -2,7 +2,8 @@
 sandbox, one job per task.
 
 In: tasks (or a family's drafts, whose expected values are the reference's outcomes on each test's state) and the
-generation config. Out: a `ValidationOutcome` per task, in order. Rejected when the offered tools are unknown, a
+generation config. Out: a `ValidationOutcome` per task, in order. Rejected when entry_point is not "tool_calls"
+(required, as README's field table says), the offered tools are unknown, a
 test's argument is not a state object, the reference is not a plan or fails on a state, a stated expected value
 differs from the reference's outcome, the reference with its "$N" references hard-coded (their values on test 0)
 passes every test, or fewer than `mutant_kill_ratio` of the wrong plans (another offered tool, an argument left out,
@@ -59,7 +60,13 @@ def _validate(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig,
     return [o for o in outcomes if o is not None]
 
 
+ENTRY_POINT = "tool_calls"
+
+
 def static_problems(task: Task) -> list[Problem]:
+    if task.entry_point != ENTRY_POINT:
+        return [Problem("bad_entry_point", f"entry_point = {task.entry_point[:40]!r} must be {ENTRY_POINT!r}: a "
+                        "tool-call task names its answer so (there is no Python signature to take it from)")]
     names = offered(task.signature, task.params)
     unknown = [n for n in names if n not in TOOLS]
     listed = task.params.get("tools")

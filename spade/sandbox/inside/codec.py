@@ -1,7 +1,12 @@
 """Strict, type-exact value codec between the candidate's process and the supervisor.
 
 in: a Python value built from None, bool, int, float, str, list, tuple, dict, set, frozenset, bytes
-(exact types, `type(x) is int`, never `isinstance`: a subclass may lie about `__eq__`).
+(exact types, `type(x) is int`, never `isinstance`: a subclass may lie about `__eq__`). A subclass of list, tuple,
+dict, set or frozenset (collections.Counter, defaultdict, OrderedDict, a namedtuple) is encoded as the plain
+container its builtin storage holds, read through the builtin type's own methods, never the subclass's: what is
+compared is that storage, whatever the subclass claims (so Counter({'a': 2}) equals {'a': 2}, as `==` says in
+Python, and a subclass whose __eq__ returns True is judged by its contents). Other subclasses (of str, int...) and
+other types, deque included (a deque never equals a list in Python either), are refused.
 out: JSON text whose containers are tagged arrays (["L", ...] list, ["T", ...] tuple, ["D", k, v, ...] dict,
 ["S", ...] set, ["F", ...] frozenset, ["B", hex] bytes); `decode` rebuilds plain builtins only.
 This file runs inside the sandbox and must import nothing outside the standard library.
@@ -35,6 +40,10 @@ _type, _len, _repr, _str, _hex = type, len, float.__repr__, str, bytes.hex
 _NONE, _BOOL, _INT, _FLOAT, _STR = type(None), bool, int, float, str
 _LIST, _TUPLE, _DICT, _SET, _FROZEN, _BYTES = list, tuple, dict, set, frozenset, bytes
 _TAGS = {_LIST: "L", _TUPLE: "T", _SET: "S", _FROZEN: "F"}
+# The builtin containers' own readers: a subclass cannot override these (builtin types are immutable).
+_STORAGE = ((_DICT, _DICT.items), (_LIST, _LIST.__iter__), (_TUPLE, _TUPLE.__iter__), (_SET, _SET.__iter__),
+            (_FROZEN, _FROZEN.__iter__))
+_issubclass = issubclass
 _SCALARS = frozenset((_NONE, _BOOL, _INT, _FLOAT, _STR))  # exact types: a subclass is never in this set
 _NODES = frozenset((_LIST, _DICT))  # what a decoded JSON tree holds besides scalars
 # The C halves of the json package, used directly: importing json pulls in re, enum and more, which would
@@ -126,11 +135,28 @@ def _tree(v: Any, depth: int, budget: list[int]) -> Any:
             return [tag, *v]
         return [tag, *[_tree(x, depth + 1, budget) for x in v]]
     if t is _DICT:
-        out: list[Any] = ["D"]
-        for k, x in v.items():
-            out.append(_tree(k, depth + 1, budget))
-            out.append(_tree(x, depth + 1, budget))
-        return out
+        return _dict_tree(v.items(), depth, budget)
+    return _subclass_tree(v, t, depth, budget)
+
+
+def _dict_tree(items: Any, depth: int, budget: list[int]) -> list[Any]:
+    out: list[Any] = ["D"]
+    for k, x in items:
+        out.append(_tree(k, depth + 1, budget))
+        out.append(_tree(x, depth + 1, budget))
+    return out
+
+
+def _subclass_tree(v: Any, t: type, depth: int, budget: list[int]) -> Any:
+    """A container subclass as the plain container its storage holds; anything else refused."""
+    for base, read in _STORAGE:
+        if _issubclass(t, base):
+            try:
+                if base is _DICT:
+                    return _dict_tree(read(v), depth, budget)
+                return [_TAGS[base], *[_tree(x, depth + 1, budget) for x in read(v)]]
+            except RuntimeError as exc:  # changed size while read (by a __hash__ or __eq__ of its own)
+                raise Unencodable(f"cannot read {t.__qualname__}: {_str(exc)[:100]}") from None
     raise Unencodable(f"type {t.__module__}.{t.__qualname__} is not a plain builtin value")
 
 

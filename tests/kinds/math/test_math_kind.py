@@ -192,6 +192,25 @@ def test_spade_exec_judges_an_answer_file_for_a_math_task(tmp_path, capsys):
     assert exec_command(str(task_file), str(tmp_path / "wrong.txt"), True, cfg) == 1
 
 
+@pytest.mark.parametrize("reply", ["8 * 7 * 6 = 336", "336 ways", "336"])
+def test_spade_exec_takes_the_answer_as_the_loop_does_and_raw_runs_the_text_as_written(tmp_path, capsys, pool,
+                                                                                        reply):
+    from spade.sandbox.commands import exec_command
+
+    task = math_task("m/ways", "number", "336", "8 * 7 * 6", "In how many ways can 3 of 8 runners podium?")
+    task_file = tmp_path / "ways.json"
+    task_file.write_text(json.dumps(task_to_dict(task)))
+    (tmp_path / "reply.txt").write_text(reply + "\n")
+    cfg = SpadeConfig()
+    assert exec_command(str(task_file), str(tmp_path / "reply.txt"), True, cfg) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "passed" and result["score"] == 1.0
+    as_reply = Grader(pool, RewardConfig()).grade([task], [Completion(reply)], ids=["c"], prefilled=False)[0]
+    assert as_reply.result.status is ExecStatus.PASSED  # the loop's verdict on the same text, for comparison
+    raw = exec_command(str(task_file), str(tmp_path / "reply.txt"), True, cfg, raw=True)
+    assert raw == (0 if reply == "336" else 1)
+
+
 def test_a_math_file_without_references_is_checked_statically(tmp_path):
     bare = {**task_to_dict(QUARTER), "task_id": "bare"}
     del bare["reference_solution"]

@@ -16,7 +16,7 @@ from spade.kinds import KINDS, kind_of, validate_tasks
 from spade.kinds.program.extract import extract_program
 from spade.kinds.program.judge import outputs_match
 from spade.policy.prompts import build_prompt
-from spade.records import Completion, ExecStatus, TestStatus
+from spade.records import Completion, ExecStatus, TestCase, TestStatus
 from spade.rollout import Grader
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
 from spade.validate.commands import validate_command
@@ -113,6 +113,46 @@ def test_validation_reproduces_stated_outputs_and_rejects_what_a_trivial_program
     assert [o.reasons[0] for o in outcomes[1:]] == ["expected_mismatch", "constant_output", "empty_output",
                                                     "bad_test_input"]
     assert outcomes[0].task.reference_cpu_s > 0
+
+
+LAST_WORD = 'import sys\nwords = sys.stdin.read().split()\nif not words:\n    words = ["none"]\nprint(words[-1])\n'
+
+
+def test_a_hand_written_program_task_is_not_sunk_by_a_mutant_in_an_unreachable_branch(pool):
+    cases = [("3 1 2\n", "2\n"), ("5 9\n", "9\n"), ("7 8 4 2\n", "2\n"), ("6\n", "6\n"), ("1 2 3 4 5\n", "5\n")]
+    tests = tuple(TestCase((stdin,), out) for stdin, out in cases)
+    task = replace(program_task(reference=LAST_WORD, task_id="prog/last"), test_cases=tests[:2],
+                   hidden_test_cases=tests[2:], description="Print the last word of the input.")
+    (outcome,) = validate_tasks([task], pool, GenerationConfig())
+    assert outcome.accepted, outcome.details
+    assert outcome.task.params["mutants_equivalent"] >= 1 and outcome.task.all_tests == task.all_tests
+    right = Grader(pool, RewardConfig()).grade([outcome.task], [Completion("print(input().split()[-1])\n```")],
+                                                ids=["c"])[0]
+    assert right.result.score == 1.0, right.result
+    (no_probes,) = validate_tasks([task], pool, GenerationConfig(probe_inputs=0))
+    assert no_probes.reasons == ("weak_tests",)
+
+
+NOISY = ("import sys\nprint('debug: reading', file=sys.stderr)\nprint('x' * 20000, file=sys.stderr)\n"
+         "print('0 0')\n")
+
+
+def test_a_programs_output_is_kept_bounded_in_the_run_record(pool, tmp_path):
+    from spade.records import OUTPUT_KEPT
+    from spade.store import IterationTask, IterationWrite, RunStore
+
+    task = program_task()
+    grader = Grader(pool, RewardConfig())
+    wrong, right = grader.grade([task, task], [Completion(NOISY + "```"), Completion(SUM_MAX + "```")],
+                                ids=["noisy", "right"])
+    assert right.result.score == 1.0 and right.result.stdout == "6 3\n"
+    assert wrong.result.stdout == "0 0\n" and wrong.result.stderr.startswith("debug: reading\n")
+    assert len(wrong.result.stderr.encode()) == OUTPUT_KEPT  # 20 KB written, 4 KB kept
+    with RunStore(tmp_path / "run", create=True) as store:
+        store.commit_iteration(IterationWrite(0, tasks=[IterationTask(task, "generated")], rollouts=[wrong, right]))
+        (row,) = store.query("SELECT json FROM executions WHERE candidate_id = 'noisy'")
+    kept = json.loads(row[0])
+    assert kept["stdout"] == "0 0\n" and kept["stderr"].startswith("debug: reading") and kept["status"] == "failed"
 
 
 def test_spade_validate_accepts_the_example_and_rejects_a_broken_program_task_with_reasons(tmp_path):

@@ -114,3 +114,25 @@ def test_the_evaluator_grades_structured_samples(pool, tmp_path, yaml_task, json
     report = grade_samples(pool, [yaml_task, json_task], samples, ks=(1,), suite="structured").to_dict()
     assert report["n_tasks"] == 2
     assert report["pass_at_k"]["1"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_through_the_sandbox_a_misspelt_rule_field_and_a_missing_condition_key_fail_and_a_right_document_passes(pool):
+    from spade.records import TestCase
+
+    packets = [{"protocol": "tcp", "port": 22, "source": "10.1.2.3"}, {"protocol": "tcp", "port": 80,
+                                                                        "source": "10.1.2.3"}]
+    tls = {"op": "implies", "if": {"op": "equals", "path": ["tls", "enabled"], "value": True},
+           "then": {"op": "exists", "path": ["tls", "cert_path"]}}
+    task = Task("structured/fw", "Allow ssh only; TLS needs a certificate.", "a JSON document", "json", 0.4,
+                test_cases=(TestCase(({"op": "firewall", "rules": ["rules", "*"], "default": ["default"],
+                                       "packets": packets},), ["allow", "deny"]),),
+                hidden_test_cases=(TestCase((tls,), True),), kind="structured")
+    right = {"default": "deny", "rules": [{"action": "allow", "protocol": "tcp", "ports": [22]}],
+             "tls": {"enabled": True, "cert_path": "/etc/a.crt"}}
+    misspelt = {**right, "rules": [{"action": "allow", "protocol": "tcp", "port": 22}]}
+    no_tls = {k: v for k, v in right.items() if k != "tls"}
+    answers = [json.dumps(d) for d in (right, misspelt, no_tls)]
+    results = kind_of(task).execute(pool, [(task, a) for a in answers])
+    assert results[0].status is ExecStatus.PASSED and results[0].score == 1.0, results[0]
+    assert results[1].tests[0].status is not TestStatus.PASSED and results[1].tests[1].status is TestStatus.PASSED
+    assert results[2].tests[0].status is TestStatus.PASSED and results[2].tests[1].status is not TestStatus.PASSED

@@ -92,6 +92,38 @@ def test_the_firewall_query_gives_the_first_matching_rules_action_per_packet():
         run(check, dict(DOC, rules=[{"action": "allow", "source": "ten"}]))
 
 
+def test_a_firewall_rule_with_a_field_the_query_does_not_read_fails_rather_than_matching_every_port():
+    packets = [{"protocol": "tcp", "port": 22, "source": "10.1.2.3"}, {"protocol": "tcp", "port": 80,
+                                                                        "source": "10.1.2.3"}]
+    check = {"op": "firewall", "rules": ["rules", "*"], "default": ["default"], "packets": packets}
+    misspelt = dict(DOC, rules=[{"action": "allow", "protocol": "tcp", "port": 22}])
+    with pytest.raises(CheckFailed, match="'port', which a rule does not take"):
+        run(check, misspelt)
+    assert run(check, dict(DOC, rules=[{"action": "allow", "protocol": "tcp", "ports": [22]}])) == ["allow", "deny"]
+
+
+TLS_NEEDS_CERT = {"op": "implies", "if": {"op": "equals", "path": ["tls", "enabled"], "value": True},
+                  "then": {"op": "exists", "path": ["tls", "cert_path"]}}
+
+
+@pytest.mark.parametrize("doc, holds", [
+    ({"tls": {"enabled": True, "cert_path": "/a.crt"}}, True),
+    ({"tls": {"enabled": False}}, True),  # the condition is read and does not hold
+    ({"tls": {"enabled": True}}, False),
+    ({"tls": {}}, False),  # what the condition reads is missing: never a pass
+    ({}, False),
+    ({"tls": 3}, False),
+])
+def test_an_implication_whose_condition_reads_a_missing_key_fails(doc, holds):
+    if holds:
+        assert run(TLS_NEEDS_CERT, doc) is True
+    else:
+        with pytest.raises(CheckFailed):
+            run(TLS_NEEDS_CERT, doc)
+    present = {"op": "implies", "if": {"op": "exists", "path": ["tls"]}, "then": TLS_NEEDS_CERT["then"]}
+    assert run(present, {}) is True  # an `exists` condition asks whether the key is there
+
+
 @pytest.mark.parametrize("check, fragment", [
     ({"op": "nope"}, "'op' is one of"),
     ({"op": "range"}, "needs the field 'path'"),

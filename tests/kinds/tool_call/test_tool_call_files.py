@@ -55,6 +55,8 @@ def test_spade_validate_accepts_a_sound_tool_call_file(tmp_path, capsys):
 
 @pytest.mark.parametrize(("changes", "reason"), [
     ({"signature": "get_weather, open_socket"}, "unknown_tool"),
+    ({"entry_point": ""}, "bad_entry_point"),
+    ({"entry_point": "get_weather"}, "bad_entry_point"),
     ({"test_cases": [{"input": ["not a state"], "expected": 1}]}, "bad_state"),
     ({"reference_solution": "call get_weather for Lyon"}, "reference_unparseable"),
     ({"reference_solution": '[{"name": "get_weather", "arguments": {"town": "Lyon"}}]'}, "reference_fails"),

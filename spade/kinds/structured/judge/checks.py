@@ -4,7 +4,8 @@
 query (`firewall`: the actions packets meet); it raises `CheckFailed` with one sentence when a constraint is
 broken or the document lacks what the check reads. `check_problem(check)` is the host's static check of a check.
 Paths are lists of keys, list indices and "*" (every item of a list, every value of a mapping); a missing key on
-a path is a failure, never a vacuous pass.
+a path is a failure, never a vacuous pass, in an `implies` condition too (only an `exists` condition asks whether
+it is there). A firewall rule with a field the query does not read (`port` for `ports`) is refused, not ignored.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ class CheckFailed(Exception):
     """The document breaks the check (or lacks what it reads); the message says where and how."""
 
 
+class Missing(CheckFailed):
+    """A path reaches a key or index the document lacks, or steps into a value that is not a container."""
+
+
 def run(check: dict[str, Any], doc: Any, where: str = "$") -> Any:
     return _OPS[check["op"]](check, doc, where)
 
@@ -40,14 +45,14 @@ def select(node: Any, path: list[Any], where: str = "$") -> list[tuple[str, Any]
                 elif type(value) is dict:
                     reached += [(f"{loc}.{k[:40]}", item) for k, item in value.items()]
                 else:
-                    raise CheckFailed(f"{loc} is not a list or mapping")
+                    raise Missing(f"{loc} is not a list or mapping")
             elif type(step) is int:
                 if type(value) is not list or not 0 <= step < len(value):
-                    raise CheckFailed(f"{loc}[{step}] is missing")
+                    raise Missing(f"{loc}[{step}] is missing")
                 reached.append((f"{loc}[{step}]", value[step]))
             else:
                 if type(value) is not dict or step not in value:
-                    raise CheckFailed(f"{loc}.{step} is missing")
+                    raise Missing(f"{loc}.{step} is missing")
                 reached.append((f"{loc}.{step}", value[step]))
         found = reached
     return found
@@ -192,8 +197,12 @@ def _each(check: dict, doc: Any, where: str) -> bool:
 def _implies(check: dict, doc: Any, where: str) -> bool:
     try:
         run(check["if"], doc, where)
+    except Missing:
+        if check["if"]["op"] != "exists":
+            raise  # what the condition reads is absent: a failure, never a pass by default
+        return True
     except CheckFailed:
-        return True  # the condition does not hold (or what it reads is absent): nothing is required
+        return True  # the condition does not hold: nothing is required
     return run(check["then"], doc, where)
 
 
@@ -222,7 +231,14 @@ def _firewall(check: dict, doc: Any, where: str) -> list[str]:
     return actions
 
 
+RULE_FIELDS = ("action", "protocol", "ports", "source")
+
+
 def _matches(rule: dict, packet: dict, loc: str) -> bool:
+    unknown = next((k for k in rule if k not in RULE_FIELDS), None)
+    if unknown is not None:
+        raise CheckFailed(f"{loc} has the field {str(unknown)[:40]!r}, which a rule does not take; a rule has "
+                          f"{', '.join(RULE_FIELDS)} (ports a list: \"ports\": [22])")
     protocol = rule.get("protocol", "any")
     if protocol not in ("tcp", "udp", "any"):
         raise CheckFailed(f"{loc}.protocol = {protocol!r:.40} is not tcp, udp or any")
@@ -348,4 +364,4 @@ def is_query(check: dict[str, Any]) -> bool:
     return check.get("op") in QUERIES
 
 
-__all__ = ["CheckFailed", "QUERIES", "check_problem", "is_query", "run", "select"]
+__all__ = ["CheckFailed", "Missing", "QUERIES", "check_problem", "is_query", "run", "select"]
