@@ -289,6 +289,10 @@ class TrainingConfig(_Section):
     """Passing samples kept for one update (newest first, plus the replay share)."""
     keep_checkpoints: int = Field(3, ge=0, le=100000)
     """Most recent checkpoints kept on disk (the best one is always kept too)."""
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where the embedded policy samples and RFT / DPO / GRPO train: auto is CUDA when torch sees a GPU, else the
+    CPU; cuda on a host without one is refused when the model loads. On CUDA, sampling.dtype auto is bfloat16
+    where the GPU supports it, and the embedded sampler uses transformers' forward (the static decoder is CPU-only)."""
     grpo_generations: int = Field(4, ge=2, le=256)
     """GRPO: completions sampled per prompt (the group whose rewards are normalised); at least 2."""
     dpo_beta: float = Field(0.1, gt=0, le=100)

@@ -97,8 +97,8 @@ def _live(env: Environment, draw_size: int | None, seed: int | None) -> LiveData
 
 def device_args() -> dict[str, Any]:
     """`GRPOConfig(..., **device_args())`: CPU training in float32 on a host without CUDA (TRL's bf16 default refuses
-    a CPU), bf16 on a GPU that supports it (`spade.train.device`)."""
-    from spade.train.device import resolve_device
+    a CPU), bf16 on a GPU that supports it (`spade.policy.device`)."""
+    from spade.policy.device import resolve_device
 
     return resolve_device("auto").trainer_args()
 

@@ -48,3 +48,21 @@ def resolve_device(setting: str = "auto") -> Device:
     if setting == "cpu" or not has_cuda:
         return Device("cpu", bf16=False)
     return Device("cuda", bf16=bool(torch.cuda.is_bf16_supported()))
+
+
+def model_device(model: Any) -> Any:
+    """The torch device a model's weights are on (the CPU for a model without parameters)."""
+    import torch
+
+    first = next(iter(model.parameters()), None)
+    return first.device if first is not None else torch.device("cpu")
+
+
+def load_dtype(sampling_dtype: str, device: Device) -> str:
+    """sampling.dtype for loading on `device`: auto on CUDA is bfloat16 where the GPU supports it, else float32;
+    on the CPU auto follows the CPU's native bf16 support (spade.policy.model_files.resolve_dtype)."""
+    if sampling_dtype != "auto" or not device.cuda:
+        from spade.policy.model_files import resolve_dtype
+
+        return resolve_dtype(sampling_dtype)
+    return "bfloat16" if device.bf16 else "float32"
