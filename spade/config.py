@@ -218,6 +218,13 @@ class SamplingConfig(_Section):
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
     """torch threads; 0 leaves torch's default."""
+    lora_reload: Literal["off", "vllm"] = "off"
+    """backend openai with an in-loop trainer (rft, dpo, grpo; LoRA): off refuses the trainer. vllm: the policy is
+    also loaded here and trained (training.device), and after each update (and rollback) its LoRA adapter is saved
+    under adapter_dir and the server loads it through vLLM's POST /v1/load_lora_adapter (start vLLM with
+    --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True); later samples name that adapter as the model."""
+    adapter_dir: str = ""
+    """Where lora_reload writes each adapter (a path the server can read); empty: a new temporary folder."""
     engine: Literal["static", "hf"] = "static"
     """Decoder of the embedded backend. static: a hand-written Llama forward over the live weights with a
     preallocated KV cache (spade.policy.static_decode; several times faster on CPU). hf: the previous decoder,
@@ -507,10 +514,14 @@ class SpadeConfig(_Section):
         from spade.registry import TRAINERS  # built-in trainers register on first lookup (nothing heavy imported)
 
         if self.sampling.backend == "openai" and self.training.update_method in TRAINERS:
-            raise ValueError(
-                f"training.update_method = {self.training.update_method!r} needs the embedded model's weights; with "
-                "sampling.backend 'openai' use 'sft_export', 'dpo_export' or 'none' and train with `spade export`"
-            )
+            if self.sampling.lora_reload == "off":
+                raise ValueError(
+                    f"training.update_method = {self.training.update_method!r} needs the model's weights here; with "
+                    "sampling.backend 'openai' set sampling.lora_reload: vllm (the server reloads the trained LoRA "
+                    "adapter), or use 'sft_export', 'dpo_export' or 'none' and train with `spade export`")
+            if self.training.lora_r == 0:
+                raise ValueError("training.lora_r = 0 with sampling.lora_reload: the server reloads LoRA adapters "
+                                 "only; set training.lora_r to a rank such as 16")
         return self
 
     @model_validator(mode="after")
