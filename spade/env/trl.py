@@ -5,6 +5,9 @@ In: TRL's reward call `(prompts, completions, completion_ids, **columns)`; the c
 grades. With an `Environment`, each call is also reported (one committed iteration), so the controller moves on
 TRL's own rollouts and `live_dataset` draws the next prompts at the difficulty it now holds. TRL's dataloader
 reads one generation batch ahead, so a move reaches the prompts one or two batches later.
+The live dataset never ends, and TRL's default `shuffle_dataset=True` is safe: its `shuffle` reorders rows within
+each draw instead of filling a 1,000-row buffer (which would draw, validate and store a thousand tasks at today's
+difficulty before the first step). `device_args()` gives the `GRPOConfig` fields that fit this host.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ from spade.env.environment import Environment, Report
 from spade.env.grading import Answer, Graded, grade_shared
 from spade.groundtruth import task_from_ground_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, PROMPT_VARIANTS
+
+try:  # `datasets` comes with the [train] extra; the light install imports this module for SpadeReward alone
+    from datasets import IterableDataset as _Iterable
+except ImportError:  # pragma: no cover - exercised only without datasets
+    _Iterable = object  # type: ignore[assignment,misc]
 
 
 class SpadeReward:
@@ -61,17 +69,51 @@ class SpadeReward:
 def live_dataset(env: Environment, draw_size: int | None = None) -> Any:
     """A `datasets.IterableDataset` of conversational prompts drawn from `env` as TRL reads them: `draw_size` tasks
     per draw (default generation.tasks_per_iteration), fresh at the controller's current difficulty plus replay.
-    Rows: `prompt`, `task_id`, `ground_truth`, `prompt_variant` (rotated, as the loop rotates phrasings)."""
+    Rows: `prompt`, `task_id`, `ground_truth`, `prompt_variant` (rotated, as the loop rotates phrasings). Endless;
+    `shuffle(seed=...)` (TRL's default) shuffles within each draw, never reading ahead of the trainer."""
+    return _live(env, draw_size, None)
+
+
+class LiveDataset(_Iterable):  # type: ignore[misc,valid-type]
+    """The live stream: an IterableDataset whose shuffle keeps it lazy (see the module's docstring)."""
+
+    _spade: tuple[Environment, int | None]
+
+    def shuffle(self, seed: int | None = None, generator: Any = None, buffer_size: int = 1000) -> LiveDataset:
+        env, draw_size = self._spade
+        if seed is None:
+            seed = int(generator.integers(1 << 31)) if generator is not None else 0
+        return _live(env, draw_size, seed)
+
+
+def _live(env: Environment, draw_size: int | None, seed: int | None) -> LiveDataset:
     from datasets import IterableDataset
 
-    return IterableDataset.from_generator(_rows, gen_kwargs={"env": env, "draw_size": draw_size})
+    dataset = IterableDataset.from_generator(_rows, gen_kwargs={"env": env, "draw_size": draw_size, "seed": seed})
+    dataset.__class__ = LiveDataset  # the same object with a lazy shuffle; datasets offers no constructor hook
+    dataset._spade = (env, draw_size)
+    return dataset
 
 
-def _rows(env: Environment, draw_size: int | None) -> Iterator[dict[str, Any]]:
+def device_args() -> dict[str, Any]:
+    """`GRPOConfig(..., **device_args())`: CPU training in float32 on a host without CUDA (TRL's bf16 default refuses
+    a CPU), bf16 on a GPU that supports it (`spade.policy.device`)."""
+    from spade.policy.device import resolve_device
+
+    return resolve_device("auto").trainer_args()
+
+
+def _rows(env: Environment, draw_size: int | None, seed: int | None = None) -> Iterator[dict[str, Any]]:
+    import random
+
     served = 0
+    rng = random.Random(seed) if seed is not None else None
     while True:
-        for drawn in env.draw_some(draw_size):
-            yield {**drawn.row(served % PROMPT_VARIANTS), "prompt_variant": served % PROMPT_VARIANTS}
+        drawn = env.draw_some(draw_size)
+        if rng is not None:
+            rng.shuffle(drawn)
+        for one in drawn:
+            yield {**one.row(served % PROMPT_VARIANTS), "prompt_variant": served % PROMPT_VARIANTS}
             served += 1
 
 

@@ -13,9 +13,11 @@ from itertools import cycle, islice
 from typing import Any
 
 from spade.export.rows import ExportRow
-from spade.groundtruth import DATA_SOURCE, ground_truth
+from spade.groundtruth import DATA_SOURCE, ground_truth, verl_code_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, FENCE_CLOSE, Prompt, build_prompt
 from spade.records import Task
+
+VERL_CODE_SOURCE = "apps"  # a data_source verl's own code scorers (prime_code, SandboxFusion) accept
 
 Messages = list[dict[str, str]]
 
@@ -74,10 +76,11 @@ def grpo_rows(tasks: Sequence[Task]) -> list[dict[str, Any]]:
 
 def verl_rows(tasks: Sequence[Task], split: str = "train", *, verl_code: bool = False) -> list[dict[str, Any]]:
     """verl's RL dataset rows; `reward_model.ground_truth` feeds `spade.export.reward_fn.compute_score`, and with
-    `verl_code` also verl's own code scorers (`spade.groundtruth.verl_code_truth`)."""
+    `verl_code` also verl's own code scorers (`spade.groundtruth.verl_code_truth`): those rows are named
+    `data_source` "apps", which verl's default scorer routes to them (SPADE's compute_score ignores the name)."""
     return [
         {
-            "data_source": DATA_SOURCE,
+            "data_source": VERL_CODE_SOURCE if verl_code and verl_code_truth(t) else DATA_SOURCE,
             "prompt": prompt_messages(t),
             "ability": "code",
             "reward_model": {"style": "rule", "ground_truth": ground_truth(t, verl_code=verl_code)},

@@ -4,9 +4,10 @@ OpenRLHF's `reward_func`.
 In: the model's answer text and the ground truth JSON that `spade export` wrote (tests, hidden ones included).
 Out: the `spade.reward.compute_reward` total after extracting, screening and running the code in SPADE's sandbox,
 with per-answer figures beside it (`spade.env.grading.Graded.summary`).
-verl (contract as of its 2026 releases): `custom_reward_function.path=<this file>` and `.name=compute_score`
-(`reward.custom_reward_function.*` in newer releases); with `reward_model.reward_manager=batch`, name
-`compute_score_batch`. OpenRLHF (>= 0.8.8): `--reward.remote_url <this file> --data.label_key label`.
+verl 0.9.1: `reward.custom_reward_function.path=<this file> reward.custom_reward_function.name=compute_score`
+under the reward loop's `naive` (default) or `dapo` manager, which call it once per sample with keyword arguments
+(tests/env/test_verl_integration.py runs both). `compute_score_batch` keeps the older batch managers' signature.
+OpenRLHF (>= 0.8.8): `--reward.remote_url <this file> --data.label_key label`.
 Env SPADE_CONFIG (a YAML path) sets the executor and reward sections.
 """
 
@@ -27,29 +28,40 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                   **kwargs: Any) -> dict[str, float]:
     """verl's custom reward signature: a dict whose `score` is the reward; the other keys are logged by verl.
     `solution_str` is the response alone (verl's prompts end with the generation prompt, not inside a fence).
-    Rows from `spade.env.verl.SpadeDataset` name their run: the answer is also reported there (one iteration)."""
+    Rows from `spade.env.verl.SpadeDataset` name their run and step group: the answer is graded at once and
+    reported with the rest of its step, as one iteration, when the group's last answer is graded."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[dict | None] | None = None, **kwargs: Any) -> list[dict[str, float]]:
-    """verl's batch reward manager's signature: one dict per answer, graded in parallel over the sandbox pool.
-    Answers to rows of a live SPADE environment are reported to it, one iteration per run and call."""
+    """One dict per answer, graded in parallel over the sandbox pool. Answers to rows of a live SPADE environment
+    are reported to it: by step group when the rows carry one, else one iteration per run and call."""
+    from spade.env import groups
+    from spade.env.groups import GROUP_KEY, GROUP_SIZE_KEY
+
     infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     out: list[dict[str, float] | None] = [None] * len(solution_strs)
     live: dict[str, list[int]] = {}
     plain = []
     for i, info in enumerate(infos):
-        run_dir = (info or {}).get(RUN_DIR_KEY) if isinstance(info, dict) else None
-        if run_dir and (info or {}).get("task_id"):
+        run_dir = info.get(RUN_DIR_KEY) if isinstance(info, dict) else None
+        if run_dir and info.get("task_id"):
             live.setdefault(str(run_dir), []).append(i)
         else:
             plain.append(i)
     for run_dir, idx in live.items():
-        graded, _ = _environment(run_dir).step([infos[i]["task_id"] for i in idx], [solution_strs[i] for i in idx],
-                                               model="verl")
+        env = _environment(run_dir)
+        graded = env.score([infos[i]["task_id"] for i in idx], [solution_strs[i] for i in idx])
+        by_group: dict[tuple[Any, Any], list[Graded]] = {}
         for i, g in zip(idx, graded):
             out[i] = g.summary()
+            by_group.setdefault((infos[i].get(GROUP_KEY), infos[i].get(GROUP_SIZE_KEY)), []).append(g)
+        for (key, size), members in by_group.items():
+            if key is None:
+                env.report(members, model="verl")
+            else:
+                groups.add(env, key, size, members, model="verl")
     answers = [Answer(_task(ground_truths[i]), solution_strs[i], prefilled=False) for i in plain]
     for i, g in zip(plain, _graded(answers)):
         out[i] = g.summary()

@@ -20,7 +20,14 @@ def embedded(cfg: SpadeConfig) -> Any:
 
 
 def openai(cfg: SpadeConfig) -> Any:
-    """A model behind an OpenAI-compatible server: sampling only, it cannot be trained here."""
+    """A model behind an OpenAI-compatible server: sampling only, or with sampling.lora_reload and an in-loop trainer
+    also trained here, the server reloading the LoRA adapter after each update (spade.policy.served)."""
+    from spade.registry import TRAINERS
+
+    if cfg.sampling.lora_reload != "off" and cfg.training.update_method in TRAINERS:
+        from spade.policy.served import ServedPolicy
+
+        return ServedPolicy(cfg)
     from spade.policy.openai_backend import OpenAIPolicy
 
     return OpenAIPolicy(cfg.sampling)

@@ -36,13 +36,16 @@ class Decoder:
         import torch
         from transformers import DynamicCache
 
+        from spade.policy.device import model_device
+
+        device = model_device(self.model)  # the CPU, or the GPU the model was placed on (training.device)
         distinct = list(dict.fromkeys(texts))
-        source = torch.tensor(_index_of(distinct, texts))
-        enc = self.tok(distinct, return_tensors="pt", padding=True, add_special_tokens=False)
+        source = torch.tensor(_index_of(distinct, texts), device=device)
+        enc = self.tok(distinct, return_tensors="pt", padding=True, add_special_tokens=False).to(device)
         mask = enc["attention_mask"]
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         cache = DynamicCache()
-        gen = torch.Generator().manual_seed(seed)
+        gen = torch.Generator(device=device).manual_seed(seed)
         generated: list[list[int]] = [[] for _ in texts]
         rules = list(stops) if stops is not None else [self.rule] * len(texts)
         if len(rules) != len(texts):
@@ -66,7 +69,7 @@ class Decoder:
                 if not keep or step == max_new_tokens - 1:
                     break
                 if len(keep) < len(rows):
-                    index = torch.tensor(keep)
+                    index = torch.tensor(keep, device=device)
                     cache.batch_select_indices(index)
                     mask, next_pos, chosen = mask[index], next_pos[index], chosen[index]
                     rows = [rows[j] for j in keep]

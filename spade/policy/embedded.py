@@ -48,6 +48,7 @@ class EmbeddedPolicy:
         self._model: Any = None
         self._tokenizer: Any = None
         self._decoder: Any = None  # the sampling.engine's decoder, rebuilt when the model object changes
+        self.device: Any = None  # spade.policy.device.Device, resolved from training.device when the model loads
         self.last_tokens_per_s = 0.0
         self.total_new_tokens = 0
         self.total_generate_seconds = 0.0
@@ -75,9 +76,17 @@ class EmbeddedPolicy:
 
         from spade.policy.model_files import load_model
 
+        from spade.policy.device import load_dtype, resolve_device
+
         if self.sampling.threads > 0:
             torch.set_num_threads(self.sampling.threads)
+        self.device = resolve_device(self.training.device)
+        if self.device.cuda:  # the name recorded with each sample says where and in what precision it ran
+            self.dtype = load_dtype(self.sampling.dtype, self.device)
+            self.name = f"embedded:{self.training.model}:{self.dtype}:cuda"
         self._model, self._tokenizer = load_model(self.dtype, self.training.model)
+        if self.device.cuda:
+            self._model.to(self.device.name)
 
     def load_adapter(self, path: str | Path) -> None:
         """Apply a LoRA adapter saved by training. Loads into the existing adapter in place when there is one,
@@ -178,7 +187,7 @@ class EmbeddedPolicy:
         longest = max(len(self.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts[-4:])
         elem = 2 if self.dtype == "bfloat16" else 4
         need = row_bytes(self.model.config, longest, self.sampling.max_new_tokens, elem)
-        return batch_size("auto", len(texts), need, available_bytes())
+        return batch_size("auto", len(texts), need, _free_bytes(self.model))
 
     def _generate(self, batch: list[_Job], temp: float, seed: int) -> list[tuple[str, int]]:
         if self._decoder is None or self._decoder.model is not self.model:
@@ -191,18 +200,33 @@ class EmbeddedPolicy:
 
 def make_decoder(engine: str, model: Any, tokenizer: Any) -> Any:
     """The decoder named by `sampling.engine` over the shared model (see SamplingConfig.engine); under `auto`, the
-    static one where it runs the model's architecture, else transformers' forward."""
+    static one where it runs the model's architecture, else transformers' forward. A model on a GPU always gets
+    transformers' forward (the static decoder allocates and samples on the CPU)."""
+    from spade.policy.device import model_device
+
     if engine == "auto":
         from spade.policy.live_weights import static_unsupported
 
         engine = "hf" if static_unsupported(model) is not None else "static"
-    if engine == "hf":
+    if engine == "hf" or model_device(model).type != "cpu":
         from spade.policy.decode import Decoder
 
         return Decoder(model, tokenizer)
     from spade.policy.static_decode import StaticDecoder
 
     return StaticDecoder(model, tokenizer)
+
+
+def _free_bytes(model: Any) -> int:
+    """Memory a sampling batch may use: free GPU memory for a model on a GPU, else the host's available memory."""
+    from spade.policy.device import model_device
+
+    device = model_device(model)
+    if device.type == "cuda":
+        import torch
+
+        return int(torch.cuda.mem_get_info(device)[0])
+    return available_bytes()
 
 
 def _batch_seed(seed: int, batch_index: int) -> int:

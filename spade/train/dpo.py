@@ -10,7 +10,7 @@ et al. 2023, sigmoid loss); SPADE supplies the pairs and the optimizer. Departur
   sampled its pairs.
 - Both sides are the training targets RFT uses (extracted code plus a closing fence, then EOS), so prose and
   empty fences are neither preferred nor dispreferred; a failing sample without code keeps its raw text.
-- LoRA (training.lora_r) as in RFT; float32 on CPU (use_cpu, no bf16 flag: a bf16 base runs as loaded);
+- LoRA (training.lora_r) as in RFT; on training.device (float32 on CPU: use_cpu, no bf16 flag, a bf16 base runs as loaded; bf16 on a GPU that has it);
   constant learning rate, gradients clipped to norm 1.0; steps from training.epochs over the pairs (or
   steps_per_update); beta = training.dpo_beta.
 """
@@ -97,8 +97,10 @@ class DpoUpdater:
         from transformers import PrinterCallback
         from trl import DPOConfig, DPOTrainer
 
+        from spade.policy.device import resolve_device
+
         args = DPOConfig(
-            output_dir=out, use_cpu=True, bf16=False, fp16=False, report_to=[], save_strategy="no",
+            output_dir=out, **resolve_device(self.config.device).trainer_args(), report_to=[], save_strategy="no",
             logging_steps=1, disable_tqdm=True, seed=seed, data_seed=seed, max_steps=steps,
             learning_rate=self.config.lr, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
             max_grad_norm=GRAD_CLIP, per_device_train_batch_size=min(self.config.batch_size, len(rows)),

@@ -12,7 +12,8 @@ The algorithm is TRL's; SPADE supplies prompts, reward and optimizer. Departures
 - No KL term by default (training.grpo_beta = 0, so no reference model); the paper used beta = 0.04. With
   grpo_beta > 0 the reference is the policy as it was when the update began (TRL copies the LoRA adapter into a
   frozen 'ref' adapter, dropped again afterwards), not the initial SFT model of the paper.
-- LoRA (training.lora_r) on the sampling model instead of a full fine-tune; float32 on CPU (use_cpu, no bf16).
+- LoRA (training.lora_r) on the sampling model instead of a full fine-tune; on training.device (auto: CUDA when
+  present, with bf16 where the GPU supports it; float32 on CPU, use_cpu, no bf16).
 - Outcome reward only: SPADE's total (hidden-test pass fraction, difficulty bonus, efficiency, interference and
   format penalties), not a learned reward model; no process supervision.
 - Prompts are SPADE's rendered chat text with the opening code fence prefilled; generation stops at EOS or
@@ -158,8 +159,10 @@ class GrpoUpdater:
         from transformers import PrinterCallback
         from trl import GRPOConfig, GRPOTrainer
 
+        from spade.policy.device import resolve_device
+
         args = GRPOConfig(
-            output_dir=out, use_cpu=True, bf16=False, fp16=False, report_to=[], save_strategy="no",
+            output_dir=out, **resolve_device(self.config.device).trainer_args(), report_to=[], save_strategy="no",
             logging_steps=1, disable_tqdm=True, seed=seed, max_steps=steps, learning_rate=self.config.lr,
             lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, max_grad_norm=GRAD_CLIP,
             per_device_train_batch_size=self.config.batch_size, gradient_accumulation_steps=1,

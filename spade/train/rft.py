@@ -42,6 +42,7 @@ from spade.config import TrainingConfig
 from spade.errors import TrainingError
 from spade.records import Task, UpdateResult
 from spade.train.base import UpdateBatch
+from spade.policy.device import model_device
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 GRAD_CLIP = 1.0
@@ -168,7 +169,7 @@ class RftTrainer:
         import torch
 
         if getattr(self.policy, "dtype", self.policy.sampling.dtype) == "bfloat16":
-            return torch.autocast("cpu", dtype=torch.bfloat16)
+            return torch.autocast(model_device(self.policy.model).type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
 
@@ -183,8 +184,9 @@ def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], base: B
     differentiable in the policy."""
     import torch
 
-    row = torch.tensor([list(ids)])
-    targets = torch.tensor(list(labels))
+    device = model_device(model)
+    row = torch.tensor([list(ids)], device=device)
+    targets = torch.tensor(list(labels), device=device)
     keep = torch.nonzero(targets[1:] != IGNORE).squeeze(1)  # logits at position t predict the label at t + 1
     logits = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
     policy = torch.log_softmax(logits.float(), dim=-1)
