@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from spade.kinds.code_reasoning.prompt import mode_of
 from spade.kinds.code_reasoning.proposer_role import proposer_task
+from spade.errors import TrainingError
 from spade.records import AuditEntry, Rejection, Rollout, Task
 from spade.reward import learnability
 from spade.seeding import seeded
@@ -294,7 +295,13 @@ class SelfPlay:
             w.metrics["selfplay/proposer_update_skipped"] = 1.0
             return
         examples = [TrainExample(_prompt_task(prompt), completion) for prompt, completion, _ in rows]
-        stats = train_on(examples, seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer"))
+        try:
+            stats = train_on(examples, seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer"))
+        except TrainingError as exc:  # e.g. every proposer prompt fills training.max_seq_len
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {str(exc)[:300]}"))
+            w.metrics["selfplay/proposer_update_skipped"] = 1.0
+            return
         self._count("proposer_updates", 1)
         w.metrics["selfplay/proposer_update_examples"] = float(stats.examples)
         w.metrics["selfplay/proposer_update_loss"] = float(stats.loss_last)

@@ -39,8 +39,10 @@ def ask(lines: int) -> str:
 
 
 def proposer_task(task_id: str, difficulty: float, examples: Sequence[str], mode: str) -> Task:
-    """The proposer prompt as a task: `examples` are earlier proposals (program and calls) shown as answers."""
-    shown = [e for e in examples if isinstance(e, str)][:2] or list(BUILTIN_EXAMPLES)
+    """The proposer prompt as a task: the first of `examples` (an earlier proposal: program and calls), else a
+    built-in one, is shown as an earlier answer."""
+    builtin = BUILTIN_EXAMPLES[sum(map(ord, task_id)) % len(BUILTIN_EXAMPLES)]
+    shown = [e for e in examples if isinstance(e, str)][:1] or [builtin]  # one: the prompt stays short to train on
     return Task(task_id, ask(lines_for(difficulty)), "def f(...)", "f", difficulty, ("proposer",),
                 params={"examples": shown, "mode": mode}, provenance={"source": "proposer_role"}, kind=PROPOSER)
 
@@ -51,11 +53,12 @@ def lines_for(difficulty: float) -> int:
 
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     messages: tuple[dict[str, str], ...] = ({"role": "system", "content": _SYSTEM},)
-    for example in task.params.get("examples", ())[:2]:
+    for example in task.params.get("examples", ())[:1]:
         messages += ({"role": "user", "content": ask(lines_for(task.difficulty))},
                      {"role": "assistant", "content": f"```python\n{example.rstrip()}\n```"})
     messages += ({"role": "user", "content": task.description},)
-    return Prompt(messages, PREFILL, 0, prompt_hash(messages, PREFILL), stop="code")
+    # "fence", not "code": the rule "code" waits for a `def` after the prefill, and this prefill holds it.
+    return Prompt(messages, PREFILL, 0, prompt_hash(messages, PREFILL), stop="fence")
 
 
 class ProposerRole:
