@@ -25,7 +25,7 @@ from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
-from spade.selfplay.proposal import draft_of, parse_proposal
+from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
 from spade.store import IterationTask, IterationWrite, ProposalRecord
 from spade.store import proposals as stored
@@ -146,7 +146,7 @@ class SelfPlay:
         e.progress("propose", count, count)
         drafts, pending = [], []
         for k, (prompt, answers) in enumerate(zip(prompts, samples)):
-            text = answers[0].text if answers else ""
+            text = answers[0].text[:MAX_PROPOSAL_CHARS] if answers else ""  # an OpenAI backend's text is unbounded
             pid = f"p{w.iteration}-{k}"
             parsed = parse_proposal(text)
             if isinstance(parsed, str):
