@@ -93,13 +93,15 @@ class SelfPlay:
         """League tasks when the rule says so, the proposer's share of the fresh ones, the procedural rest."""
         sp, total = self.cfg.selfplay, self.cfg.generation.tasks_per_iteration
         self.pending, self.league_ids = [], set()
-        league: list[Task] = []
-        if league_due(w.iteration, sp, self.boost_left > 0):
-            league = self._league(e, w, round(total * sp.league_share))
-        wanted = round((total - len(league)) * self.mix.proposer_share)
+        due = league_due(w.iteration, sp, self.boost_left > 0)
+        room = round(total * sp.league_share) if due else 0
+        wanted = round((total - room) * self.mix.proposer_share)
         proposed = self._propose(e, w, wanted) if wanted > 0 else []
-        rest = total - len(league) - len(proposed)
+        rest = total - room - len(proposed)
         procedural = self._procedural(e, w, rest) if rest > 0 else []
+        # Last, so a task the procedural supply replays this iteration is not drawn twice.
+        league = self._league(e, w, total - len(proposed) - len(procedural), {t.task_id for t in w.all_tasks}) \
+            if due else []
         return proposed + procedural + league
 
     def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
@@ -109,9 +111,9 @@ class SelfPlay:
         cfg = self.cfg.model_copy(update={"generation": gen})
         return TaskSupply(cfg, e.store, e.pool, e.controller, e.dedup, e.families, None, e.progress).draw(w)
 
-    def _league(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
+    def _league(self, e: Engine, w: IterationWrite, count: int, exclude: set[str]) -> list[Task]:
         candidates = stored.league_candidates(e.store, e.checkpoint, 500)
-        ids = choose_league(candidates, e.store.task_pass_history(), count, exclude=set())
+        ids = choose_league(candidates, e.store.task_pass_history(), count, exclude=exclude)
         tasks = [e.store.task(t) for t in ids]
         w.tasks.extend(IterationTask(t, "replay") for t in tasks)
         self.league_ids = set(ids)
