@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -143,8 +144,10 @@ class SelfPlay:
             shown = rng.sample(examples, 1) if examples else []
             prompts.append(proposer_task(f"proposer-{w.iteration}-{k}", level, shown, mode))
         e.progress("propose", 0, count)
+        started = time.perf_counter()
         samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
                                   seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
+        e.timed("propose", started)
         e.progress("propose", count, count)
         drafts, pending = [], []
         for k, (prompt, answers) in enumerate(zip(prompts, samples)):
@@ -158,7 +161,9 @@ class SelfPlay:
                              checkpoint=e.checkpoint, model=e.policy.name)
             drafts.append(draft)
             pending.append(_Pending(pid, prompt, text, prompt.params["mode"], draft.task_id, True, "ok"))
+        started = time.perf_counter()
         outcomes = validate_drafts(drafts, e.pool, self.cfg.generation) if drafts else []
+        e.timed("validate_proposals", started)
         admitted: list[Task] = []
         for draft, outcome, p in zip(drafts, outcomes, pending):
             if not outcome.accepted or outcome.task is None:
