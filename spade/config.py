@@ -566,6 +566,13 @@ class SpadeConfig(_Section):
         return self
 
     @model_validator(mode="after")
+    def _selfplay_proposer(self) -> SpadeConfig:
+        if self.selfplay.enabled and self.generation.proposer == "llm":
+            raise ValueError("selfplay.enabled makes the policy itself the proposer; set generation.proposer to "
+                             "'procedural' (the cold start beside it) or selfplay.enabled to false")
+        return self
+
+    @model_validator(mode="after")
     def _openai_server(self) -> SpadeConfig:
         url = self.sampling.base_url
         if self.sampling.backend == "openai" and (not url.startswith(("http://", "https://")) or url.endswith("://")):

@@ -105,3 +105,10 @@ def test_selfplay_config_is_off_by_default_and_validated():
         SelfplayConfig(modes={"guessing": 1.0})
     with pytest.raises(ValueError, match="min_share"):
         SelfplayConfig(min_share=0.9, max_share=0.5)
+
+
+def test_selfplay_with_the_llm_proposer_is_refused_in_one_line():
+    from spade.config import load_config
+
+    with pytest.raises(ConfigError, match="generation.proposer to 'procedural'"):
+        load_config(None, {"selfplay.enabled": True, "generation.proposer": "llm"})
