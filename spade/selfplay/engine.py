@@ -262,12 +262,12 @@ class SelfPlay:
         """Diversity of the solver's samples; below collapse_distinct the response starts: temperature raised
         and the league consulted for collapse_iterations iterations, the decision recorded."""
         sp = self.cfg.selfplay
+        w.metrics["selfplay/temperature"] = self.temperature()  # the one this iteration sampled at
         if self.boost_left > 0:
             self.boost_left -= 1
         d = diversity(texts)
         w.metrics["selfplay/distinct_completions"] = d.distinct
         w.metrics["selfplay/completion_near_duplicate_rate"] = d.near_duplicate_rate
-        w.metrics["selfplay/temperature"] = self.temperature()
         if d.tasks == 0 or d.distinct >= sp.collapse_distinct:
             return
         before = self.temperature()
@@ -284,6 +284,7 @@ class SelfPlay:
         """RFT of the proposer role on proposals whose reward beats proposer_min_reward, made since its last
         update, once per proposer_period solver updates (before the solver's update of the same iteration)."""
         from spade.store.views import update_count
+        from spade.train.checkpoint import save_checkpoint
         from spade.train.rft import TrainExample
 
         t, sp = self.cfg.training, self.cfg.selfplay
@@ -298,7 +299,8 @@ class SelfPlay:
         self.last_proposer_iteration = w.iteration
         if not rows or train_on is None:
             why = "no proposal above proposer_min_reward" if not rows else "the trainer has no RFT step (train_on)"
-            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "", f"skipped: {why}"))
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why}"))
             w.metrics["selfplay/proposer_update_skipped"] = 1.0
             return
         examples = [TrainExample(_prompt_task(prompt), completion) for prompt, completion, _ in rows]
@@ -310,10 +312,15 @@ class SelfPlay:
             w.metrics["selfplay/proposer_update_skipped"] = 1.0
             return
         self._count("proposer_updates", 1)
+        # The weights changed: saved now, so every later proposal names weights that exist even when the solver's
+        # update skips (its checkpoint, of the same step, replaces this one and holds both updates).
+        path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer,
+                               extra={"iteration": w.iteration, "proposer_update": True})
+        e.checkpoint = str(path.relative_to(e.store.run_dir))
         w.metrics["selfplay/proposer_update_examples"] = float(stats.examples)
         w.metrics["selfplay/proposer_update_loss"] = float(stats.loss_last)
         w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
-        w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+        w.audit.append(AuditEntry("proposer_update", e.checkpoint, e.policy.name, "",
                                   f"RFT on {stats.examples} proposals (reward {rows[-1][2]:.2f}..{rows[0][2]:.2f}), "
                                   f"loss {stats.loss_first:.3f} -> {stats.loss_last:.3f}"))
 
