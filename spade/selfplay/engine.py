@@ -17,9 +17,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from spade.errors import TrainingError
 from spade.kinds.code_reasoning.prompt import mode_of
 from spade.kinds.code_reasoning.proposer_role import proposer_task
-from spade.errors import TrainingError
 from spade.records import AuditEntry, Rejection, Rollout, Task
 from spade.reward import learnability
 from spade.seeding import seeded

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from spade.kinds.code_reasoning.proposer_role import PREFILL
 from spade.kinds.code_reasoning.prompt import INDUCTION
+from spade.kinds.code_reasoning.proposer_role import PREFILL
 from spade.pycode import parse_untrusted
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 from spade.audit import screen_code
 from spade.kinds import register
 from spade.kinds.base import Prompt, Scorer
-from spade.kinds.code_reasoning import families  # noqa: F401  (registers the cr_* families)
-from spade.kinds.code_reasoning import proposer_role  # noqa: F401  (registers the proposer role's prompts)
+from spade.kinds.code_reasoning import (
+    families,  # noqa: F401  (registers the cr_* families)
+    proposer_role,  # noqa: F401  (registers the proposer role's prompts)
+)
 from spade.kinds.code_reasoning.answer import first_line
 from spade.kinds.code_reasoning.judge import execute
 from spade.kinds.code_reasoning.prompt import ABDUCTION, INDUCTION, build_prompt, mode_of

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from spade.config import GenerationConfig
+from spade.generate.procedural import draft_task
 from spade.kinds import KINDS, validate_drafts
 from spade.kinds.code_reasoning.answer import MAX_ANSWER_BYTES, call_arguments, predicted_value
-from spade.generate.procedural import draft_task
 from spade.records import ExecStatus, TaskDraft
 
 PROGRAM = "def f(xs, k):\n    return sorted(x * k for x in xs)[:3]\n"
