@@ -297,7 +297,7 @@ class SelfPlay:
         rows = sorted(rows, key=lambda r: -r[2])[: sp.proposer_examples]
         train_on = getattr(e.trainer, "train_on", None)
         self.last_proposer_iteration = w.iteration
-        if not rows or train_on is None:
+        if not rows or train_on is None or e.trainer is None:
             why = "no proposal above proposer_min_reward" if not rows else "the trainer has no RFT step (train_on)"
             w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
                                       f"skipped: {why}"))

@@ -45,8 +45,8 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
         examples = "\n".join(render_examples(task.entry_point, task.test_cases))
         user = (f"{task.description.strip()}\n\nWrite the Python function `{task.signature}` so that:\n"
                 f"{examples}\n\nAnswer with the function in one ```python block.")
-        messages = (system, {"role": "user", "content": user})
-        return Prompt(messages, OPEN, v, prompt_hash(messages, OPEN), stop="code")
+        shown_pairs: tuple[dict[str, str], ...] = (system, {"role": "user", "content": user})
+        return Prompt(shown_pairs, OPEN, v, prompt_hash(shown_pairs, OPEN), stop="code")
     query = task.test_cases[0] if task.test_cases else None
     args = tuple(query.args) if query is not None else ()
     if mode == DEDUCTION:

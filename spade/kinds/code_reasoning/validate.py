@@ -54,7 +54,7 @@ def validate_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationCo
                     provenance=dict(d.provenance), kind=KIND)
         return _Case(task, [tuple(a) for a in d.all_inputs][:MAX_INPUTS], None)
 
-    return _split(drafts, lambda ds: validate_functions([replace(d, kind=PYTHON_FUNCTION) for d in ds], pool, cfg),
+    return _split(drafts, lambda ds: validate_functions([replace(d, kind=PYTHON_FUNCTION) for d in ds], pool, cfg),  # type: ignore[arg-type]
                   lambda ds: _run([as_task(d) for d in ds], pool, cfg))
 
 
@@ -68,7 +68,7 @@ def validate_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationCo
         return [ValidationOutcome.rejected(t.task_id, [Problem("no_sandbox", "code_reasoning tasks are validated by "
                                                                              "running their program; give a sandbox")])
                 for t in tasks]
-    return _split(tasks, lambda ts: validate_functions([replace(t, kind=PYTHON_FUNCTION) for t in ts], pool, cfg),
+    return _split(tasks, lambda ts: validate_functions([replace(t, kind=PYTHON_FUNCTION) for t in ts], pool, cfg),  # type: ignore[arg-type]
                   lambda ts: _run([as_case(t) for t in ts], pool, cfg))
 
 
