@@ -32,7 +32,7 @@ class DerivedFamily(Family):
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
         source = get_family(rng.choice(SOURCES))
         inner = source.variant(difficulty, rng)
-        description = inner.description if self.mode == INDUCTION else f"A function from family {source.name}."
+        description = inner.description if self.mode == INDUCTION else f"{self.mode.capitalize()} over {source.name}."
         return Variant(description, inner.signature, inner.entry_point, inner.reference,
                        {"mode": self.mode, "source": source.name, "source_knobs": inner.knobs})
 

@@ -2,6 +2,7 @@
 
 - deduction: the program and a call; the answer prefilled as `assert f(args) == ` and ended with the line;
 - abduction: the program and an output; the answer prefilled as `assert f(` (the model writes the arguments);
+  both answers are one line outside any code fence, as a math answer is;
 - induction: a short description and the public input/output pairs; the answer is the function (as for Python
   function tasks), judged on hidden pairs.
 In: a Task (params['mode'] names its mode) and a variant. Out: a `Prompt`. One worked example on another function
@@ -50,12 +51,12 @@ def build_prompt(task: Task, variant: int = 0) -> Prompt:
     query = task.test_cases[0] if task.test_cases else None
     args = tuple(query.args) if query is not None else ()
     if mode == DEDUCTION:
-        ask, shown = _deduction_user, f"{OPEN}assert {call_text(task.entry_point, args)} == "
-        example = (_deduction_user(_EXAMPLE_PROGRAM, "f", "f([3, -1, 5])"), f"{OPEN}assert f([3, -1, 5]) == [6, 10]\n```")
+        ask, shown = _deduction_user, f"assert {call_text(task.entry_point, args)} == "
+        example = (_deduction_user(_EXAMPLE_PROGRAM, "f", "f([3, -1, 5])"), "assert f([3, -1, 5]) == [6, 10]")
         user = ask(task.reference_solution or "", task.entry_point, call_text(task.entry_point, args))
     else:
-        shown = f"{OPEN}assert {task.entry_point}("
-        example = (_abduction_user(_EXAMPLE_PROGRAM, "f", [4, 2]), f"{OPEN}assert f([2, -7, 1]) == [4, 2]\n```")
+        shown = f"assert {task.entry_point}("
+        example = (_abduction_user(_EXAMPLE_PROGRAM, "f", [4, 2]), "assert f([2, -7, 1]) == [4, 2]")
         user = _abduction_user(task.reference_solution or "", task.entry_point, query.expected if query else None)
     messages = (system, {"role": "user", "content": example[0]}, {"role": "assistant", "content": example[1]},
                 {"role": "user", "content": user})
