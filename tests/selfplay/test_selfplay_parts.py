@@ -112,3 +112,11 @@ def test_selfplay_with_the_llm_proposer_is_refused_in_one_line():
 
     with pytest.raises(ConfigError, match="generation.proposer to 'procedural'"):
         load_config(None, {"selfplay.enabled": True, "generation.proposer": "llm"})
+
+
+def test_the_mix_survives_a_resume():
+    mix = MixState.start(CFG)
+    for _ in range(70):
+        mix.observe("source:proposer", 0.5)
+    back = MixState.from_dict(mix.to_dict(), CFG)
+    assert back == mix and len(back.learn["source:proposer"]) == 64  # the window keeps the last WINDOW values
