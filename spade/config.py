@@ -520,6 +520,61 @@ class ServeConfig(_Section):
     one), so one request never occupies every worker."""
 
 
+class SelfplayConfig(_Section):
+    """Self-play proper (docs/selfplay.md): the policy also proposes code-reasoning tasks, is rewarded for their
+    learnability and trained as proposer; past proposals the solver fails return as a league; a collapse of output
+    diversity raises the temperature. Off by default: a run without `selfplay.enabled` is unchanged."""
+
+    enabled: bool = False
+    proposer_share: float = Field(0.5, ge=0, le=1)
+    """Starting share of each iteration's fresh tasks the policy proposes (the rest: the procedural supply)."""
+    league_share: float = Field(0.25, ge=0, le=1)
+    """Share of the iteration's tasks drawn from the league when it is consulted."""
+    min_share: float = Field(0.1, ge=0, le=1)
+    max_share: float = Field(0.8, ge=0, le=1)
+    """Bounds on the proposer's share and on each mode's share as the mix follows measured learnability."""
+    modes: dict[str, float] = Field(default_factory=lambda: {"deduction": 1.0, "abduction": 1.0, "induction": 1.0})
+    """Starting weight of each code-reasoning mode among proposals (weights >= 0, at least one > 0)."""
+    proposer_period: int = Field(2, ge=1, le=100000)
+    """Train the proposer role once per this many solver updates (the environment side learns more slowly)."""
+    proposer_min_reward: float = Field(0.0, ge=-10, le=10)
+    """Proposals whose reward is above this are the proposer's RFT examples."""
+    proposer_examples: int = Field(32, ge=1, le=100000)
+    """At most this many recent proposals (highest reward first) per proposer update."""
+    proposer_temperature: float = Field(1.0, ge=0, le=2)
+    duplicate_penalty: float = Field(0.5, ge=0, le=10)
+    """Subtracted from a proposal's reward, times its similarity to the nearest recent proposal (when a duplicate)."""
+    invalid_penalty: float = Field(0.5, ge=0, le=10)
+    """An invalid proposal's reward is minus this."""
+    recent_window: int = Field(200, ge=1, le=100000)
+    """Recent proposals a new one is compared with for near-duplicates."""
+    league_every: int = Field(3, ge=0, le=100000)
+    """Consult the league every this many iterations (0: only when collapse fires)."""
+    collapse_distinct: float = Field(0.5, ge=0, le=1)
+    """Collapse fires when distinct completions per task fall below this share of the samples."""
+    collapse_boost: float = Field(0.3, ge=0, le=2)
+    """Added to sampling.temperature (capped at 2) for collapse_iterations iterations once collapse fires."""
+    collapse_iterations: int = Field(2, ge=1, le=100000)
+
+    @field_validator("modes")
+    @classmethod
+    def _modes(cls, v: dict[str, float]) -> dict[str, float]:
+        known = ("deduction", "abduction", "induction")
+        unknown = sorted(set(v) - set(known))
+        if unknown:
+            raise ValueError(f"unknown mode '{unknown[0]}'; use some of {', '.join(known)}")
+        if any(not (w >= 0 and w < float("inf")) for w in v.values()) or not any(w > 0 for w in v.values()):
+            raise ValueError(f"{v}: give finite weights >= 0, at least one > 0")
+        return v
+
+    @model_validator(mode="after")
+    def _bounds(self) -> SelfplayConfig:
+        if self.min_share > self.max_share:
+            raise ValueError(f"selfplay.min_share ({self.min_share}) must not exceed selfplay.max_share "
+                             f"({self.max_share})")
+        return self
+
+
 class SpadeConfig(_Section):
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
@@ -530,6 +585,7 @@ class SpadeConfig(_Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    selfplay: SelfplayConfig = Field(default_factory=SelfplayConfig)
 
     @model_validator(mode="after")
     def _trainable(self) -> SpadeConfig:
@@ -544,6 +600,13 @@ class SpadeConfig(_Section):
             if self.training.lora_r == 0:
                 raise ValueError("training.lora_r = 0 with sampling.lora_reload: the server reloads LoRA adapters "
                                  "only; set training.lora_r to a rank such as 16")
+        return self
+
+    @model_validator(mode="after")
+    def _selfplay_proposer(self) -> SpadeConfig:
+        if self.selfplay.enabled and self.generation.proposer == "llm":
+            raise ValueError("selfplay.enabled makes the policy itself the proposer; set generation.proposer to "
+                             "'procedural' (the cold start beside it) or selfplay.enabled to false")
         return self
 
     @model_validator(mode="after")

@@ -24,6 +24,7 @@ DUPLICATE_SHARE = 0.2  # of all drafts
 TIMEOUT_SHARE = 0.2  # of rollouts, averaged over the last LONG iterations
 HACK_RISE, HACK_FALL = 0.05, 0.05  # training pass rate up by at least, while eval pass@1 down by at least
 DIVERSITY_DROP, DIVERSITY_FLOOR = 0.25, 0.5  # distinct-program share fell by at least, to below
+NEAR_DUPLICATE_CEILING = 0.8  # self-play: near-duplicate sample pairs rose (by DIVERSITY_DROP) to at least
 PARSE_FAILURE = 0.10  # docs/method.md#generator-health: JSON parse failure rate of the generator above this
 REFERENCE_PASS = 0.80  # docs/method.md#generator-health: share of drafts whose reference runs cleanly, below this
 MIN_DRAFTS = 10
@@ -182,18 +183,33 @@ def reward_hacking(view: RunView) -> Diagnosis | str | None:
 
 
 def diversity_collapse(view: RunView) -> Diagnosis | str | None:
+    """Distinct programs per task falling (the store's measure), or, in a self-play run, near-duplicate sample pairs
+    rising to NEAR_DUPLICATE_CEILING (the loop's own measure, selfplay/completion_near_duplicate_rate); the
+    evidence names the loop's responses (selfplay/collapse: temperature raised, league consulted)."""
     shares = _values(view.diversity)
-    if len(shares) < 2 * LONG:
+    near = _values(view.series("selfplay/completion_near_duplicate_rate"))
+    responses = len(_values(view.series("selfplay/collapse")))
+    if len(shares) < 2 * LONG and len(near) < 2 * LONG:
         return f"diversity collapse: needs {2 * LONG} iterations with several samples per task, has {len(shares)}"
-    early, late = _thirds(shares)
-    if early - late < DIVERSITY_DROP or late >= DIVERSITY_FLOOR:
+    early, late = _thirds(shares) if len(shares) >= 2 * LONG else (1.0, 1.0)
+    near_early, near_late = _thirds(near) if len(near) >= 2 * LONG else (0.0, 0.0)
+    distinct_fell = early - late >= DIVERSITY_DROP and late < DIVERSITY_FLOOR
+    near_rose = near_late - near_early >= DIVERSITY_DROP and near_late >= NEAR_DUPLICATE_CEILING
+    if not (distinct_fell or near_rose):
         return None
+    evidence = (f"distinct programs per task fell from {early:.0%} to {late:.0%} of the samples" if distinct_fell
+                else f"distinct programs per task {late:.0%} of the samples")
+    if near:
+        evidence += f"; near-duplicate sample pairs rose from {near_early:.0%} to {near_late:.0%}"
+    if responses:
+        evidence += f"; the self-play loop responded {responses} times (temperature raised, league consulted)"
     return Diagnosis(
-        "diversity_collapse", "Self-play collapse: samples all alike",
-        f"distinct programs per task fell from {early:.0%} to {late:.0%} of the samples",
+        "diversity_collapse", "Self-play collapse: samples all alike", evidence,
         "sampling temperature too low, or the policy over-fitted its own past solutions",
         "raise sampling.temperature or sampling.top_p, lower training.lr, and replay older tasks "
-        "(evolution.replay_ratio); restore an earlier checkpoint as an opponent", "docs/method.md#failure-patterns")
+        "(evolution.replay_ratio); restore an earlier checkpoint as an opponent (selfplay.enabled brings past "
+        "proposals back as a league and raises the temperature by itself: selfplay.collapse_distinct, "
+        "selfplay.collapse_boost)", "docs/method.md#failure-patterns")
 
 
 def parse_failures(view: RunView) -> Diagnosis | str | None:

@@ -63,7 +63,8 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         progress("load model", 1, 1)
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
                      dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
-                     proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint)
+                     proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint,
+                     selfplay=make_selfplay(cfg, store, state.selfplay))
 
 
 def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, threshold: float) -> list[Task]:
@@ -92,6 +93,15 @@ def make_proposer(cfg: SpadeConfig) -> Any:
     client = ChatClient.from_sampling(cfg.sampling, base_url=gen.proposer_base_url or None,
                                       model=gen.proposer_model or None)
     return LLMProposer(gen, client)
+
+
+def make_selfplay(cfg: SpadeConfig, store: RunStore, state: dict[str, Any] | None) -> Any:
+    """Self-play's long-lived part when selfplay.enabled (spade.selfplay), restored from the last commit."""
+    if not cfg.selfplay.enabled:
+        return None
+    from spade.selfplay.engine import SelfPlay
+
+    return SelfPlay.build(cfg, store, state)
 
 
 def check_model(cfg: SpadeConfig) -> None:

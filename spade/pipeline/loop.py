@@ -66,6 +66,8 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     tasks = stages.make_tasks(e, w)
     heartbeat(e.store.run_dir, i, "sample")
     rollouts = stages.attempt(e, tasks, w)
+    if e.selfplay is not None:  # proposals rewarded, mix steered, collapse checked, proposer trained when due
+        e.selfplay.after_attempt(e, w, rollouts)
     heartbeat(e.store.run_dir, i, "update")
     w.update = stages.update(e, w)
     w.decisions = e.controller.maybe_adjust()
@@ -77,5 +79,6 @@ def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     heartbeat(e.store.run_dir, i, "commit")
     w.metrics.update(stages.metrics(e, w, rollouts))
     w.state = RunState(controller=e.controller.to_state(), checkpoint=e.checkpoint,
-                       gate=e.gate.state() if e.gate is not None else None)
+                       gate=e.gate.state() if e.gate is not None else None,
+                       selfplay=e.selfplay.to_state() if e.selfplay is not None else None)
     return w

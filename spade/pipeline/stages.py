@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from spade.generate.proposer import LLMProposer
     from spade.policy.base import Policy
     from spade.sandbox import SandboxPool
+    from spade.selfplay.engine import SelfPlay
     from spade.train.base import Trainer
     from spade.train.buffer import Sample
     from spade.train.gate import EvalGate
@@ -57,6 +58,7 @@ class Engine:
     timings: dict[str, float] = field(default_factory=dict)
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
     rationales: tuple[Sample, ...] = ()  # this iteration's passing hinted samples (training.rationalize), for its update
+    selfplay: SelfPlay | None = None  # when selfplay.enabled (spade.selfplay)
 
     @property
     def supply(self) -> TaskSupply:
@@ -83,7 +85,7 @@ def seeded(cfg: SpadeConfig, iteration: int, purpose: str) -> int:
 def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
     """Fresh validated, deduplicated tasks at the controller's difficulties, plus the replay share."""
     started = time.perf_counter()
-    tasks = e.supply.draw(w)
+    tasks = e.selfplay.draw(e, w) if e.selfplay is not None else e.supply.draw(w)
     e.timed("generate", started)
     return tasks
 
@@ -95,7 +97,8 @@ def attempt(e: Engine, tasks: list[Task], w: IterationWrite) -> list[Rollout]:
     if not tasks:
         return []
     s = e.cfg.sampling
-    rollouts = rollout.attempt(e.policy, e.grader, tasks, n=s.sampling_n, temperature=s.temperature,
+    temperature = e.selfplay.temperature() if e.selfplay is not None else s.temperature
+    rollouts = rollout.attempt(e.policy, e.grader, tasks, n=s.sampling_n, temperature=temperature,
                                seed=seeded(e.cfg, w.iteration, "sample"), iteration=w.iteration, progress=e.progress,
                                timed=e.timed)
     record_rollouts(e, w, tasks, rollouts)

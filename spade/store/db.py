@@ -192,6 +192,12 @@ class RunStore:
             [(w.iteration, e.suite, _json(e.to_dict())) for e in w.evals],
         )
         self._write_audit(w.iteration, w.audit, w.started_at)
+        c.executemany(
+            "INSERT INTO proposals(proposal_id, iteration, checkpoint, model, mode, task_id, valid, reason, similarity,"
+            " solve_rate, learnability, reward, prompt, completion) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(p.proposal_id, p.iteration, p.checkpoint, p.model, p.mode, p.task_id, int(p.valid), p.reason,
+              p.similarity, p.solve_rate, p.learnability, p.reward, p.prompt, p.completion) for p in w.proposals],
+        )
         c.execute(
             "INSERT INTO iterations(iteration, started_at, finished_at, state) VALUES (?,?,?,?)",
             (w.iteration, w.started_at, time.time(), _json(w.state.to_dict())),

@@ -29,6 +29,29 @@ class TaskUse:
 
 
 @dataclass(frozen=True, slots=True)
+class ProposalRecord:
+    """One task the policy proposed in self-play (spade.selfplay): the weights that proposed it (`checkpoint`, None
+    for the base model), the mode it was asked in, the validated task (None when invalid, with `reason`), its
+    similarity to the nearest recent proposal, the solver's solve rate on it, its learnability and reward, and the
+    proposer prompt (JSON) and completion the proposer role is trained on."""
+
+    proposal_id: str
+    iteration: int
+    checkpoint: str | None
+    model: str
+    mode: str
+    task_id: str | None
+    valid: bool
+    reason: str
+    similarity: float
+    solve_rate: float | None
+    learnability: float
+    reward: float
+    prompt: str
+    completion: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunState:
     """What the next iteration (a resumed run, the environment's next report) restores, as committed with one
     iteration. Each component owns its part's JSON (Controller.to_state, EvalGate.state)."""
@@ -37,18 +60,21 @@ class RunState:
     checkpoint: str | None = None  # relative to the run directory: the weights the policy holds
     gate: dict[str, Any] | None = None
     env_reports: int = 0  # reports committed through the environment API (spade.env)
+    selfplay: dict[str, Any] | None = None  # spade.selfplay's mix, league and collapse state
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"controller": self.controller, "checkpoint": self.checkpoint, "gate": self.gate}
         if self.env_reports:
             out["env"] = {"reports": self.env_reports}
+        if self.selfplay is not None:
+            out["selfplay"] = self.selfplay
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
         """The stored JSON; keys an older run lacks keep their defaults."""
         return cls(controller=data.get("controller"), checkpoint=data.get("checkpoint"), gate=data.get("gate"),
-                   env_reports=int((data.get("env") or {}).get("reports", 0)))
+                   env_reports=int((data.get("env") or {}).get("reports", 0)), selfplay=data.get("selfplay"))
 
 
 @dataclass
@@ -66,6 +92,7 @@ class IterationWrite:
     update: UpdateResult | None = None
     evals: list[EvalReport] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
+    proposals: list[ProposalRecord] = field(default_factory=list)
     state: RunState = field(default_factory=RunState)  # after this iteration
 
     def tasks_of(self, origin: Origin) -> list[Task]:

@@ -1,14 +1,19 @@
 """The run database's tables. Bump SCHEMA_VERSION on any change and add the step from the previous version to
 MIGRATIONS; a run opened for writing is brought up to date (and says so), one opened read-only is read as it is."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     # 1 -> 2: the reward's memory term (runs made before it had none: 0).
     1: ("ALTER TABLE rewards ADD COLUMN memory_penalty REAL NOT NULL DEFAULT 0",),
+    # 2 -> 3: self-play's proposals (which weights proposed what, with its reward; spade.selfplay).
+    2: ("""CREATE TABLE IF NOT EXISTS proposals (
+    proposal_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, checkpoint TEXT, model TEXT NOT NULL,
+    mode TEXT NOT NULL, task_id TEXT, valid INTEGER NOT NULL, reason TEXT NOT NULL, similarity REAL NOT NULL,
+    solve_rate REAL, learnability REAL NOT NULL, reward REAL NOT NULL, prompt TEXT NOT NULL, completion TEXT NOT NULL);""",),
 }
 """Statements that take a database from the key's version to the next one."""
-READABLE_VERSIONS = frozenset({"1", "2"})
+READABLE_VERSIONS = frozenset({"1", "2", "3"})
 """Versions the read-only views can read without migrating (no reader selects a column newer than these)."""
 
 SCHEMA = """
@@ -47,6 +52,10 @@ CREATE TABLE IF NOT EXISTS evals (iteration INTEGER NOT NULL, suite TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT, iteration INTEGER NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
     model TEXT NOT NULL, prompt_hash TEXT NOT NULL, result TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (
+    proposal_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, checkpoint TEXT, model TEXT NOT NULL,
+    mode TEXT NOT NULL, task_id TEXT, valid INTEGER NOT NULL, reason TEXT NOT NULL, similarity REAL NOT NULL,
+    solve_rate REAL, learnability REAL NOT NULL, reward REAL NOT NULL, prompt TEXT NOT NULL, completion TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS candidates_task ON candidates(task_id);
 CREATE INDEX IF NOT EXISTS candidates_iteration ON candidates(iteration);
 """

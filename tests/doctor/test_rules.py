@@ -85,3 +85,15 @@ def test_doctor_command_exits_0_on_a_healthy_run(tmp_path: Path, capsys) -> None
 def test_doctor_on_a_directory_without_a_run_raises_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not a SPADE run directory"):
         doctor_command(str(tmp_path), as_json=False)
+
+
+def test_collapse_is_read_from_self_plays_near_duplicate_rate_and_names_the_loops_responses(tmp_path: Path) -> None:
+    run_dir = build_run(tmp_path / "run", Shape())
+    with RunStore(run_dir) as store:
+        store.conn.executemany("INSERT INTO metrics(iteration, name, value) VALUES (?,?,?)",
+                               [(i, "selfplay/completion_near_duplicate_rate", 0.1 if i < 3 else 0.95) for i in range(9)]
+                               + [(i, "selfplay/collapse", 1.0) for i in (4, 7)])
+        store.conn.commit()
+        (d,) = diagnose(load_view(store)).diagnoses
+    assert d.code == "diversity_collapse"
+    assert "near-duplicate sample pairs rose from 10% to 95%" in d.evidence and "responded 2 times" in d.evidence

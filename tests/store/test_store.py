@@ -168,7 +168,7 @@ def test_a_run_from_schema_version_1_is_read_as_is_and_upgraded_when_opened_for_
     assert reader.meta("schema_version") == "1" and reader.last_iteration() == 0
     reader.close()
     writer = RunStore(tmp_path)
-    assert writer.meta("schema_version") == "2"
+    assert writer.meta("schema_version") == "3"
     writer.commit_iteration(_write(1))
     assert writer.last_iteration() == 1
     rows = writer.conn.execute("SELECT memory_penalty FROM rewards ORDER BY rowid").fetchall()

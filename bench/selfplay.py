@@ -1,0 +1,151 @@
+"""Benchmark: does self-play proper beat procedural co-evolution and a fixed difficulty, and does the proposer learn?
+
+Arms from the same base SmolLM2-135M-Instruct, each given the same CPU-time budget (bench/efficacy.py's machinery:
+its arm configs, CPU accounting, training and grading are imported, not copied):
+  selfplay  co-evolution with selfplay.enabled: the policy proposes code-reasoning tasks beside the procedural
+            families (configs/selfplay.yaml's selfplay and kinds keys), trained as proposer every
+            selfplay.proposer_period solver updates, with the league and the collapse response;
+  coevolve  procedural co-evolution (today's default);
+  fixed     procedural, every family pinned at one difficulty;
+  none      the base model.
+Each arm is graded greedily (pass@1) on --suites (default: the held-out suite and HumanEval) with paired bootstrap
+CIs against the base and between arms (selfplay - coevolve, coevolve - fixed, selfplay - fixed). For the selfplay
+arm, the proposer's validity rate and mean learnability in the last third of its iterations are compared with the
+first third (bootstrap 95% CI of the difference, proposals resampled within each third).
+Slow (45 CPU-minutes per arm by default): .venv/bin/python bench/selfplay.py [--minutes 45] [--out runs/selfplay]
+One process per arm, then one table: --arms selfplay --out runs/sp-s ... then --merge runs/sp-s runs/sp-c ...
+(bench/efficacy.py --merge reads the same efficacy.json). Other seeds: --seed 1 --label=-s1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import efficacy  # noqa: E402
+from efficacy import arm_config, evaluate_arm, print_difference, print_table, suite_key, train_arm  # noqa: E402
+
+from spade.cli import parse_sets  # noqa: E402
+from spade.config import SpadeConfig, load_config  # noqa: E402
+from spade.errors import ConfigError  # noqa: E402
+
+ARMS = ("selfplay", "coevolve", "fixed", "none")
+COMPARED = (("selfplay", "none"), ("coevolve", "none"), ("fixed", "none"), ("selfplay", "coevolve"),
+            ("coevolve", "fixed"), ("selfplay", "fixed"))
+
+
+def selfplay_config(base: Path | None, args: argparse.Namespace) -> SpadeConfig:
+    """The coevolve arm's config with self-play's keys from --selfplay-config (selfplay and generation.kinds)."""
+    cfg = arm_config(base, "coevolve", args)
+    extra = load_config(args.selfplay_config)
+    return cfg.model_copy(update={"selfplay": extra.selfplay.model_copy(update={"enabled": True}),
+                                  "generation": cfg.generation.model_copy(update={"kinds": extra.generation.kinds})})
+
+
+def bootstrap_diff(early: Sequence[float], late: Sequence[float], *, resamples: int = 10000,
+                   seed: int = 0) -> tuple[float, float, float]:
+    """mean(late) - mean(early) and its percentile bootstrap 95% CI, each group resampled on its own."""
+    if not early or not late:
+        return 0.0, 0.0, 0.0
+    rng = random.Random(seed)
+    point = sum(late) / len(late) - sum(early) / len(early)
+    diffs = sorted(sum(rng.choices(late, k=len(late))) / len(late) - sum(rng.choices(early, k=len(early))) / len(early)
+                   for _ in range(resamples))
+    return point, min(diffs[int(0.025 * resamples)], point), max(diffs[int(0.975 * resamples) - 1], point)
+
+
+def proposer_learning(run_dir: Path) -> dict[str, Any]:
+    """Validity and learnability of the first and last third of the run's proposals (by iteration)."""
+    from spade.store import RunStore
+
+    with RunStore(run_dir, read_only=True) as store:
+        rows = store.query("SELECT iteration, valid, learnability, task_id IS NOT NULL FROM proposals")
+        iterations = store.last_iteration() + 1
+    if not rows or iterations < 3:
+        return {"proposals": len(rows), "iterations": iterations}
+    third = iterations / 3
+    early = [r for r in rows if r[0] < third]
+    late = [r for r in rows if r[0] >= 2 * third]
+    out: dict[str, Any] = {"proposals": len(rows), "iterations": iterations}
+    for name, pick in (("validity", lambda r: [float(x[1]) for x in r]),
+                       ("learnability", lambda r: [float(x[2]) for x in r if x[3]])):
+        a, b = pick(early), pick(late)
+        point, low, high = bootstrap_diff(a, b)
+        out[name] = {"first_third": sum(a) / len(a) if a else None, "last_third": sum(b) / len(b) if b else None,
+                     "difference": point, "ci95": [low, high], "n": [len(a), len(b)]}
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--minutes", type=float, default=45.0, help="CPU-time training budget per arm, in minutes")
+    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
+    p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
+    p.add_argument("--selfplay-config", type=Path, default=ROOT / "configs" / "selfplay.yaml",
+                   help="where the selfplay arm's selfplay and generation.kinds keys come from")
+    p.add_argument("--fixed-difficulty", type=float, default=None)
+    p.add_argument("--suites", default="heldout,humaneval")
+    p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
+    p.add_argument("--eval-max-new-tokens", type=int, default=256)
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", default=[], dest="set_items", metavar="SECTION.KEY=VALUE")
+    p.add_argument("--label", default="", help="suffix of the arms' names (e.g. '-s1' for another seed)")
+    p.add_argument("--out", type=Path, default=Path("runs/selfplay"))
+    p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
+                   help="train nothing: combine the efficacy.json of per-arm runs into OUT/efficacy.json")
+    args = p.parse_args()
+    try:
+        args.sets = parse_sets(args.set_items)
+    except ConfigError as exc:
+        sys.exit(str(exc))
+    suites = [s for s in args.suites.split(",") if s]
+    if args.merge:
+        efficacy.merge(args.merge, args.out)
+        return
+    arms = [a for a in args.arms.split(",") if a]
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown:
+        sys.exit(f"--arms: unknown arm {unknown[0]!r}; choose from {', '.join(ARMS)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    results_path = args.out / "efficacy.json"
+    results: dict[str, Any] = {"minutes": args.minutes, "arms": {}}
+    for arm in arms:
+        cfg = selfplay_config(args.config, args) if arm == "selfplay" else arm_config(args.config, arm, args)
+        name = arm + args.label if arm != "none" else arm
+        print(f"== arm {name}: {args.minutes} min budget", flush=True)
+        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}
+        checkpoints = None
+        if arm != "none":
+            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
+            checkpoints = args.out / arm / "checkpoints"
+        if arm == "selfplay":
+            row["proposer"] = proposer_learning(args.out / arm)
+            print(f"  proposer: {json.dumps(row['proposer'])}", flush=True)
+        row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
+                                   args.out / arm if arm != "none" else None)
+        results["arms"][name] = row
+        results_path.write_text(json.dumps(results, indent=1))
+    keys = [suite_key(s, 1, 0.0) for s in suites]
+    print_table(results, keys)
+    graded = results["arms"]
+    for new, old in COMPARED:
+        new, old = (new + args.label if new != "none" else new), (old + args.label if old != "none" else old)
+        if new in graded and old in graded:
+            for suite in keys:
+                print_difference(f"{new} - {old}", suite, graded[old]["eval"][suite]["per_task"],
+                                 graded[new]["eval"][suite]["per_task"])
+    print(f"results: {results_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+"""Self-play's part of an iteration: the policy proposes code-reasoning tasks, the league brings back past
+proposals the solver fails, the rest comes from the procedural supply; after the solver's rollouts each proposal
+earns its reward, the mix follows learnability, a collapse of diversity raises the temperature, and every
+proposer_period solver updates the proposer role is trained (RFT on its high-reward proposals) just before the
+solver's update, so the checkpoint saved next holds both.
+
+In: the run's Engine (spade.pipeline.stages) and the iteration's IterationWrite. Out: tasks, ProposalRecords,
+audit lines and metrics on the IterationWrite; `to_state` for the RunState (resume restores it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from spade.errors import TrainingError
+from spade.kinds.code_reasoning.prompt import mode_of
+from spade.kinds.code_reasoning.proposer_role import proposer_task
+from spade.records import AuditEntry, Rejection, Rollout, Task
+from spade.reward import learnability
+from spade.seeding import seeded
+from spade.selfplay.diversity import diversity
+from spade.selfplay.league import choose_league, league_due
+from spade.selfplay.mix import MixState, steer
+from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
+from spade.selfplay.reward import proposal_reward
+from spade.store import IterationTask, IterationWrite, ProposalRecord
+from spade.store import proposals as stored
+
+if TYPE_CHECKING:
+    from spade.config import SpadeConfig
+    from spade.dedup import DedupIndex
+    from spade.pipeline.stages import Engine
+    from spade.store import RunStore
+
+PROPOSER, PROCEDURAL, LEAGUE = "proposer", "procedural", "league"
+
+
+@dataclass
+class _Pending:
+    """A proposal waiting for the solver's rollouts."""
+
+    proposal_id: str
+    prompt: Task
+    completion: str
+    mode: str
+    task_id: str | None
+    valid: bool
+    reason: str
+    similarity: float = 0.0
+    duplicate: bool = False
+
+
+@dataclass
+class SelfPlay:
+    cfg: SpadeConfig
+    mix: MixState
+    recent: DedupIndex
+    boost_left: int = 0
+    last_proposer_iteration: int = -1
+    counters: dict[str, float] = field(default_factory=dict)
+    pending: list[_Pending] = field(default_factory=list)
+    league_ids: set[str] = field(default_factory=set)
+
+    # -- building and state ----------------------------------------------------------------------------
+    @classmethod
+    def build(cls, cfg: SpadeConfig, store: RunStore, state: dict[str, Any] | None) -> SelfPlay:
+        from spade.dedup import DedupIndex
+
+        sp = cfg.selfplay
+        state = state or {}
+        recent = DedupIndex(threshold=cfg.generation.dedup_threshold)
+        for task_id, _ in stored.recent_programs(store, sp.recent_window):
+            recent.add(store.task(task_id))
+        return cls(cfg, MixState.from_dict(state.get("mix") or {}, sp), recent, int(state.get("boost_left", 0)),
+                   int(state.get("last_proposer_iteration", -1)),
+                   {str(k): float(v) for k, v in (state.get("counters") or {}).items()})
+
+    def to_state(self) -> dict[str, Any]:
+        return {"mix": self.mix.to_dict(), "boost_left": self.boost_left,
+                "last_proposer_iteration": self.last_proposer_iteration, "counters": self.counters}
+
+    def temperature(self) -> float:
+        """The solver's sampling temperature: raised by collapse_boost while collapse's response lasts."""
+        base = self.cfg.sampling.temperature
+        return min(2.0, base + self.cfg.selfplay.collapse_boost) if self.boost_left > 0 else base
+
+    # -- the iteration's tasks -------------------------------------------------------------------------
+    def draw(self, e: Engine, w: IterationWrite) -> list[Task]:
+        """League tasks when the rule says so, the proposer's share of the fresh ones, the procedural rest."""
+        sp, total = self.cfg.selfplay, self.cfg.generation.tasks_per_iteration
+        self.pending, self.league_ids = [], set()
+        due = league_due(w.iteration, sp, self.boost_left > 0)
+        room = round(total * sp.league_share) if due else 0
+        wanted = round((total - room) * self.mix.proposer_share)
+        proposed = self._propose(e, w, wanted) if wanted > 0 else []
+        rest = total - room - len(proposed)
+        procedural = self._procedural(e, w, rest) if rest > 0 else []
+        # Last, so a task the procedural supply replays this iteration is not drawn twice.
+        league = self._league(e, w, total - len(proposed) - len(procedural), {t.task_id for t in w.all_tasks}) \
+            if due else []
+        return proposed + procedural + league
+
+    def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
+        from spade.generate.supply import TaskSupply
+
+        gen = self.cfg.generation.model_copy(update={"tasks_per_iteration": count})
+        cfg = self.cfg.model_copy(update={"generation": gen})
+        return TaskSupply(cfg, e.store, e.pool, e.controller, e.dedup, e.families, None, e.progress).draw(w)
+
+    def _league(self, e: Engine, w: IterationWrite, count: int, exclude: set[str]) -> list[Task]:
+        candidates = stored.league_candidates(e.store, e.checkpoint, 500)
+        ids = choose_league(candidates, e.store.task_pass_history(), count, exclude=exclude)
+        tasks = [e.store.task(t) for t in ids]
+        w.tasks.extend(IterationTask(t, "replay") for t in tasks)
+        self.league_ids = set(ids)
+        by = dict(candidates)
+        w.audit.extend(AuditEntry("league", t, str(by.get(t) or "base"), "", "re-entered: the solver fails it")
+                       for t in ids)
+        self._count("league_tasks", len(tasks))
+        self._count("league_consults", 1)
+        w.metrics["selfplay/league_consulted"] = 1.0
+        return tasks
+
+    def _propose(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
+        """`count` proposer prompts sampled once each; the parsed drafts validated by execution; the valid,
+        non-duplicate ones admitted like any task."""
+        from spade.kinds import validate_drafts
+
+        sp = self.cfg.selfplay
+        rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
+        modes = sorted(m for m, v in self.mix.mode_weights.items() if v > 0)
+        examples = [("def f(" + text).split("```", 1)[0] for _, text in stored.recent_programs(e.store, 16)]
+        prompts = []
+        for k in range(count):
+            mode = rng.choices(modes, [self.mix.mode_weights[m] for m in modes])[0]
+            family = f"selfplay_{mode}"
+            level = e.controller.families[family].difficulty if family in e.controller.families \
+                else self.cfg.evolution.initial_difficulty
+            shown = rng.sample(examples, 1) if examples else []
+            prompts.append(proposer_task(f"proposer-{w.iteration}-{k}", level, shown, mode))
+        e.progress("propose", 0, count)
+        started = time.perf_counter()
+        samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
+                                  seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
+        e.timed("propose", started)
+        e.progress("propose", count, count)
+        drafts, pending = [], []
+        for k, (prompt, answers) in enumerate(zip(prompts, samples)):
+            text = answers[0].text[:MAX_PROPOSAL_CHARS] if answers else ""  # an OpenAI backend's text is unbounded
+            pid = f"p{w.iteration}-{k}"
+            parsed = parse_proposal(text)
+            if isinstance(parsed, str):
+                self.pending.append(_Pending(pid, prompt, text, prompt.params["mode"], None, False, parsed))
+                continue
+            draft = draft_of(parsed, prompt.params["mode"], prompt.difficulty, iteration=w.iteration, index=k,
+                             checkpoint=e.checkpoint, model=e.policy.name)
+            drafts.append(draft)
+            pending.append(_Pending(pid, prompt, text, prompt.params["mode"], draft.task_id, True, "ok"))
+        started = time.perf_counter()
+        outcomes = validate_drafts(drafts, e.pool, self.cfg.generation) if drafts else []
+        e.timed("validate_proposals", started)
+        admitted: list[Task] = []
+        for draft, outcome, p in zip(drafts, outcomes, pending):
+            if not outcome.accepted or outcome.task is None:
+                p.valid, p.reason, p.task_id = False, outcome.reasons[0] if outcome.reasons else "invalid", None
+                w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, p.reason,
+                                              "; ".join(outcome.details)[:500]))
+            else:
+                self._admit(e, w, outcome.task, p, admitted)
+            self.pending.append(p)
+        return admitted
+
+    def _admit(self, e: Engine, w: IterationWrite, task: Task, p: _Pending, admitted: list[Task]) -> None:
+        near = self.recent.check(task)
+        known = e.dedup.check(task)
+        if near.duplicate or known.duplicate:
+            verdict = near if near.duplicate else known
+            p.duplicate, p.similarity = True, float(verdict.similarity if verdict.similarity is not None else 1.0)
+            p.reason, p.task_id = f"duplicate_{verdict.kind}", None
+            w.rejections.append(Rejection(task.task_id, task.family, task.difficulty, p.reason,
+                                          f"duplicate of {verdict.of}"))
+            return
+        self.recent.add(task)
+        e.dedup.add(task)
+        admitted.append(task)
+        w.tasks.append(IterationTask(task, "generated"))
+        w.audit.append(AuditEntry("task", task.task_id, f"proposer:{task.family}", "", "accepted"))
+
+    # -- after the solver's rollouts ---------------------------------------------------------------------
+    def after_attempt(self, e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> None:
+        """Rewards for the proposals, the mix steered, collapse checked, the proposer trained when due."""
+        rates: dict[str, list[float]] = defaultdict(list)
+        texts: dict[str, list[str]] = defaultdict(list)
+        for r in rollouts:
+            rates[r.task_id].append(float(r.passed))
+            texts[r.task_id].append(r.candidate.completion)
+        self._reward(e, w, rates)
+        self._observe(w, rates)
+        self.mix = steer(self.mix, self.cfg.selfplay)
+        self._collapse(e, w, texts)
+        self._train_proposer_when_due(e, w)
+        for mode, weight in self.mix.mode_weights.items():
+            w.metrics[f"selfplay/mode_weight/{mode}"] = weight
+        w.metrics["selfplay/proposer_share"] = self.mix.proposer_share
+        w.metrics["selfplay/league_tasks"] = float(len(self.league_ids))
+        w.metrics["selfplay/league_uses_total"] = self.counters.get("league_tasks", 0.0)
+
+    def _reward(self, e: Engine, w: IterationWrite, rates: dict[str, list[float]]) -> None:
+        sp = self.cfg.selfplay
+        learns: list[float] = []
+        for p in self.pending:
+            got = rates.get(p.task_id or "", [])
+            rate = sum(got) / len(got) if got else None
+            learn, reward = proposal_reward(sp, valid=p.valid, solve_rate=rate, similarity=p.similarity,
+                                            duplicate=p.duplicate)
+            if p.valid and not p.duplicate:
+                learns.append(learn)
+            prompt = json.dumps({"task_id": p.prompt.task_id, "difficulty": p.prompt.difficulty,
+                                 "examples": p.prompt.params["examples"], "mode": p.mode})
+            w.proposals.append(ProposalRecord(p.proposal_id, w.iteration, e.checkpoint, e.policy.name, p.mode,
+                                              p.task_id if p.valid and not p.duplicate else None, p.valid, p.reason,
+                                              p.similarity, rate, learn, reward, prompt, p.completion))
+        n = len(self.pending)
+        if not n:
+            return
+        valid = [p for p in self.pending if p.valid]
+        admitted = [p for p in valid if not p.duplicate]
+        w.metrics["selfplay/proposals"] = float(n)
+        w.metrics["selfplay/proposer_validity"] = len(valid) / n
+        w.metrics["selfplay/distinct_per_100"] = 100.0 * len({p.task_id for p in admitted}) / n
+        w.metrics["selfplay/near_duplicate_rate"] = (len(valid) - len(admitted)) / len(valid) if valid else 0.0
+        if learns:
+            w.metrics["selfplay/mean_learnability"] = sum(learns) / len(learns)
+        w.metrics["selfplay/mean_proposer_reward"] = sum(r.reward for r in w.proposals) / len(w.proposals)
+        self._count("proposals", n)
+        self._count("valid_proposals", len(valid))
+
+    def _observe(self, w: IterationWrite, rates: dict[str, list[float]]) -> None:
+        proposed = {p.task_id for p in self.pending if p.valid and not p.duplicate}
+        passes: dict[str, list[float]] = defaultdict(list)
+        for task in w.all_tasks:
+            got = rates.get(task.task_id)
+            if not got:
+                continue
+            source = PROPOSER if task.task_id in proposed else LEAGUE if task.task_id in self.league_ids else PROCEDURAL
+            rate = sum(got) / len(got)
+            self.mix.observe(f"source:{source}", learnability(rate))
+            passes[f"source/{source}"].extend(got)
+            if task.kind == "code_reasoning":
+                mode = mode_of(task)
+                self.mix.observe(f"mode:{mode}", learnability(rate))
+                passes[f"mode/{mode}"].extend(got)
+        for key, got in passes.items():
+            w.metrics[f"selfplay/pass_rate/{key}"] = sum(got) / len(got)
+
+    def _collapse(self, e: Engine, w: IterationWrite, texts: dict[str, list[str]]) -> None:
+        """Diversity of the solver's samples; below collapse_distinct the response starts: temperature raised
+        and the league consulted for collapse_iterations iterations, the decision recorded."""
+        sp = self.cfg.selfplay
+        w.metrics["selfplay/temperature"] = self.temperature()  # the one this iteration sampled at
+        if self.boost_left > 0:
+            self.boost_left -= 1
+        d = diversity(texts)
+        w.metrics["selfplay/distinct_completions"] = d.distinct
+        w.metrics["selfplay/completion_near_duplicate_rate"] = d.near_duplicate_rate
+        if d.tasks == 0 or d.distinct >= sp.collapse_distinct:
+            return
+        before = self.temperature()
+        self.boost_left = sp.collapse_iterations
+        self._count("collapses", 1)
+        w.metrics["selfplay/collapse"] = 1.0
+        w.audit.append(AuditEntry(
+            "collapse", f"iteration-{w.iteration}", e.policy.name, "",
+            f"distinct completions {d.distinct:.2f} < {sp.collapse_distinct} (near-duplicate pairs "
+            f"{d.near_duplicate_rate:.2f}): temperature {before:.2f} -> {self.temperature():.2f} and the league "
+            f"consulted for the next {sp.collapse_iterations} iterations"))
+
+    def _train_proposer_when_due(self, e: Engine, w: IterationWrite) -> None:
+        """RFT of the proposer role on proposals whose reward beats proposer_min_reward, made since its last
+        update, once per proposer_period solver updates (before the solver's update of the same iteration)."""
+        from spade.store.views import update_count
+        from spade.train.checkpoint import save_checkpoint
+        from spade.train.rft import TrainExample
+
+        t, sp = self.cfg.training, self.cfg.selfplay
+        solver_updates_now = e.trainer is not None and w.iteration % t.update_every == t.update_every - 1
+        if not solver_updates_now or (update_count(e.store) + 1) % sp.proposer_period != 0:
+            return
+        rows = stored.proposer_examples(e.store, self.last_proposer_iteration, sp.proposer_min_reward,
+                                        sp.proposer_examples)
+        rows += [(p.prompt, p.completion, p.reward) for p in w.proposals if p.reward > sp.proposer_min_reward]
+        rows = sorted(rows, key=lambda r: -r[2])[: sp.proposer_examples]
+        train_on = getattr(e.trainer, "train_on", None)
+        self.last_proposer_iteration = w.iteration
+        if not rows or train_on is None or e.trainer is None:
+            why = "no proposal above proposer_min_reward" if not rows else "the trainer has no RFT step (train_on)"
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why}"))
+            w.metrics["selfplay/proposer_update_skipped"] = 1.0
+            return
+        examples = [TrainExample(_prompt_task(prompt), completion) for prompt, completion, _ in rows]
+        try:
+            stats = train_on(examples, seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer"))
+        except TrainingError as exc:  # e.g. every proposer prompt fills training.max_seq_len
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {str(exc)[:300]}"))
+            w.metrics["selfplay/proposer_update_skipped"] = 1.0
+            return
+        self._count("proposer_updates", 1)
+        # The weights changed: saved now, so every later proposal names weights that exist even when the solver's
+        # update skips (its checkpoint, of the same step, replaces this one and holds both updates).
+        path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer,
+                               extra={"iteration": w.iteration, "proposer_update": True})
+        e.checkpoint = str(path.relative_to(e.store.run_dir))
+        w.metrics["selfplay/proposer_update_examples"] = float(stats.examples)
+        w.metrics["selfplay/proposer_update_loss"] = float(stats.loss_last)
+        w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
+        w.audit.append(AuditEntry("proposer_update", e.checkpoint, e.policy.name, "",
+                                  f"RFT on {stats.examples} proposals (reward {rows[-1][2]:.2f}..{rows[0][2]:.2f}), "
+                                  f"loss {stats.loss_first:.3f} -> {stats.loss_last:.3f}"))
+
+    def _count(self, name: str, n: float) -> None:
+        self.counters[name] = self.counters.get(name, 0.0) + n
+
+
+def _prompt_task(prompt_json: str) -> Task:
+    data = json.loads(prompt_json)
+    return proposer_task(str(data["task_id"]), float(data["difficulty"]), list(data["examples"]), str(data["mode"]))
+
+
+__all__ = ["SelfPlay"]

@@ -1,0 +1,109 @@
+"""The code_reasoning kind through the real sandbox: validation takes outputs from running the program, and each
+mode's judge accepts right answers and refuses wrong, malformed and oversized ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from spade.config import GenerationConfig
+from spade.generate.procedural import draft_task
+from spade.kinds import KINDS, validate_drafts
+from spade.kinds.code_reasoning.answer import MAX_ANSWER_BYTES, call_arguments, predicted_value
+from spade.records import ExecStatus, TaskDraft
+
+PROGRAM = "def f(xs, k):\n    return sorted(x * k for x in xs)[:3]\n"
+CFG = GenerationConfig()
+
+
+def draft(mode: str, program: str = PROGRAM, inputs=(([3, 1, 2], 2), ([5, -1], 3), ([], 1)), entry="f") -> TaskDraft:
+    return TaskDraft(f"t-{mode}-{abs(hash(program)) % 10**8}", "Scale and sort, keep three.", "def f(xs, k)", entry, 0.2,
+                     ("code_reasoning",), tuple(tuple(a) for a in inputs[:2]), tuple(tuple(a) for a in inputs[2:]),
+                     program, params={"mode": mode}, kind="code_reasoning")
+
+
+def task_of(pool, d: TaskDraft):
+    outcome = validate_drafts([d], pool, CFG)[0]
+    assert outcome.accepted, outcome.details
+    return outcome.task
+
+
+def judge(pool, task, *answers):
+    kind = KINDS.get("code_reasoning")
+    return [r for r in kind.execute(pool, [(task, kind.extract(task, a)) for a in answers])]
+
+
+def test_deduction_expected_comes_from_running_the_program(pool):
+    task = task_of(pool, draft("deduction"))
+    assert task.test_cases[0].args == ([3, 1, 2], 2) and task.test_cases[0].expected == [2, 4, 6]
+    prompt = KINDS.get("code_reasoning").prompt(task, 0)
+    assert prompt.prefill.endswith("assert f([3, 1, 2], 2) == ") and prompt.stop == "line"
+    right, wrong, junk, float_list = judge(pool, task, "[2, 4, 6]\n```", "[2, 4, 5]\n", "the answer is six", "(2, 4, 6)")
+    assert right.passed and float_list.passed  # a tuple equals the JSON list
+    assert not wrong.passed and wrong.status is ExecStatus.FAILED
+    assert junk.status is ExecStatus.NO_ENTRY_POINT
+
+
+def test_abduction_accepts_any_input_that_produces_the_output(pool):
+    task = task_of(pool, draft("abduction"))
+    prompt = KINDS.get("code_reasoning").prompt(task, 1)
+    assert "[2, 4, 6]" in prompt.messages[-1]["content"] and "[3, 1, 2]" not in prompt.messages[-1]["content"]
+    original, other, wrong, not_literal = judge(pool, task, "[3, 1, 2], 2) == [2, 4, 6]", "[1, 3, 2, 9], 2)",
+                                                "[1], 2)", "__import__('os').getpid(), 1)")
+    assert original.passed and other.passed  # [1, 3, 2, 9] * 2 sorted, first three: [2, 4, 6]
+    assert not wrong.passed
+    assert not not_literal.passed and not_literal.status is ExecStatus.NO_ENTRY_POINT
+
+
+def test_induction_is_judged_on_hidden_pairs(pool):
+    task = task_of(pool, draft("induction", inputs=(([3, 1, 2], 2), ([5, -1], 3), ([4, 4, 1, 0], -1), ([9], 0),
+                                                    ([7, 8, 1, 2], 1))))
+    assert task.hidden_test_cases and task.kind == "code_reasoning"
+    good = "def f(xs, k):\n    return sorted(x * k for x in xs)[:3]\n```"
+    hardcoded = ("def f(xs, k):\n" + "".join(f"    if xs == {c.args[0]!r}: return {c.expected!r}\n"
+                                            for c in task.test_cases) + "    return []\n```")
+    ok, bad = judge(pool, task, good, hardcoded)
+    assert ok.passed and not bad.passed and bad.public_score == 1.0
+
+
+def test_validation_rejects_constant_nondeterministic_and_non_json_programs(pool):
+    bad = {"constant": "def f(xs, k):\n    return 1\n",
+           "nondeterministic": "def f(xs, k):\n    return str(hash('spade'))\n",
+           "non_json": "def f(xs, k):\n    return bytes(len(xs))\n",
+           "unencodable": "def f(xs, k):\n    return object()\n",
+           "raises": "def f(xs, k):\n    return xs[10]\n",
+           "no_entry": "def g(xs, k):\n    return xs\n"}
+    outcomes = validate_drafts([draft("deduction", program=p) for p in bad.values()], pool, CFG)
+    reasons = [o.reasons[0] for o in outcomes]
+    assert not any(o.accepted for o in outcomes)
+    assert reasons == ["constant_output", "nondeterministic", "non_json_output", "reference_unencodable",
+                       "reference_exception",
+                       "no_entry_point"]
+
+
+def test_answers_are_bounded_before_parsing():
+    huge = "[" * 5000 + "]" * 5000
+    assert predicted_value(huge) == (False, None)
+    assert predicted_value("7" * (MAX_ANSWER_BYTES * 3)) == (True, int("7" * MAX_ANSWER_BYTES))  # cut, then parsed
+    assert call_arguments("(" * 3000, "f") is None
+    assert call_arguments("1, 'a') == 3", "f") == (1, "a")
+    assert call_arguments("x=1)", "f") is None  # keywords are not literal positional arguments
+
+
+@pytest.mark.parametrize("family", ["cr_deduction", "cr_abduction", "cr_induction"])
+def test_cold_start_families_validate_and_their_references_solve(pool, family):
+    drafts = [draft_task(family, 0.3, 0, i, 3, 5) for i in range(4)]
+    outcomes = validate_drafts(drafts, pool, CFG)
+    accepted = [o.task for o in outcomes if o.accepted]
+    assert accepted, [o.reasons for o in outcomes]
+    kind = KINDS.get("code_reasoning")
+    for task in accepted:
+        query = task.test_cases[0]
+        if family == "cr_deduction":
+            answer = repr(query.expected)
+        elif family == "cr_abduction":
+            answer = ", ".join(repr(a) for a in query.args) + ")"
+        else:
+            answer = task.reference_solution.split("def ", 1)[1] + "\n```"
+            answer = "def " + answer
+        result = kind.execute(pool, [(task, kind.extract(task, answer, prefilled=family != "cr_induction"))])[0]
+        assert result.passed, (family, task.task_id, result)

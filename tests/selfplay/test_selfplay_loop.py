@@ -1,0 +1,68 @@
+"""The loop with self-play on: the embedded model proposes code-reasoning tasks and solves them for a few
+iterations, and the store shows proposer updates, learnability rewards from the weights that proposed, league use
+and a collapse response (greedy sampling makes every task's samples alike, so collapse fires)."""
+
+import json
+import sqlite3
+
+import pytest
+
+from spade.store.db import DB_NAME
+from tests.pipeline.conftest import spade
+
+SELFPLAY_RUN = """
+evolution: {coevolve_every: 2, window: 8, patience: 1}
+generation: {tasks_per_iteration: 3, families: [cr_deduction, cr_abduction], public_tests: 2, hidden_tests: 3}
+sampling: {sampling_n: 2, max_new_tokens: 64, batch_size: 8, temperature: 0.0}
+training: {batch_size: 2, steps_per_update: 1, epochs: 0, max_examples: 4, max_seq_len: 384}
+eval: {every: 0}
+executor: {workers: 2}
+selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1, league_every: 2,
+           league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1}
+"""
+
+
+@pytest.mark.slow
+def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
+    config = tmp_path / "selfplay.yaml"
+    config.write_text(SELFPLAY_RUN)
+    run_dir = tmp_path / "run"
+    done = spade("run", "--config", str(config), "--run-dir", str(run_dir), "--iterations", "3", timeout=3000)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with sqlite3.connect(run_dir / DB_NAME) as db:
+        proposals = db.execute("SELECT iteration, checkpoint, valid, task_id, solve_rate, learnability, reward"
+                               " FROM proposals").fetchall()
+        audit = db.execute("SELECT iteration, kind, result FROM audit WHERE kind IN"
+                           " ('proposer_update', 'league', 'collapse')").fetchall()
+        metrics = dict(((i, n), v) for i, n, v in db.execute("SELECT iteration, name, value FROM metrics"
+                                                             " WHERE name LIKE 'selfplay/%'"))
+        kinds = {json.loads(t)["kind"] for (t,) in db.execute("SELECT json FROM tasks WHERE task_id IN"
+                                                             " (SELECT task_id FROM proposals)")}
+    # Proposals from every iteration, each naming the weights that made it; admitted ones are solved and rewarded
+    # by learnability from those rollouts.
+    assert {p[0] for p in proposals} == {0, 1, 2}
+    assert len({p[1] for p in proposals}) >= 2 and all(p[1] for p in proposals)
+    admitted = [p for p in proposals if p[3] is not None]
+    assert admitted and kinds == {"code_reasoning"}
+    for _, _, valid, _, rate, learn, reward in admitted:
+        assert valid and rate is not None
+        assert learn == pytest.approx(1 - rate if 0 < rate < 1 else 0.0) and reward == pytest.approx(learn)
+    assert all(p[6] == -0.5 for p in proposals if not p[2])  # invalid proposals pay the invalid penalty
+    # The proposer role was trained on its proposals with the solver's trainer.
+    updates = [a for a in audit if a[1] == "proposer_update" and a[2].startswith("RFT on")]
+    assert updates, audit
+    assert max(v for (i, n), v in metrics.items() if n == "selfplay/proposer_updates_total") >= 1
+    # Greedy samples are alike (two prompt variants at most): collapse fires, the next iteration samples hotter and
+    # consults the league, which brings back the earlier weights' admitted proposals the solver failed.
+    collapses = [a for a in audit if a[1] == "collapse"]
+    assert collapses and "temperature 0.00 -> 0.30" in collapses[0][2]
+    first = collapses[0][0]
+    if first < 2:
+        assert metrics[(first + 1, "selfplay/temperature")] == pytest.approx(0.3)
+        assert metrics[(first + 1, "selfplay/league_consulted")] == 1.0
+        failed_before = [p for p in admitted if p[0] <= first and p[4] < 0.5]
+        league = [a for a in audit if a[1] == "league" and a[0] == first + 1]
+        assert bool(league) == bool(failed_before), (league, failed_before)
+    for name in ("proposer_validity", "distinct_per_100", "near_duplicate_rate", "pass_rate/source/proposer",
+                 "league_tasks", "distinct_completions", "proposer_share"):
+        assert any(n == f"selfplay/{name}" for (_, n) in metrics), name

@@ -1,0 +1,122 @@
+"""Self-play's pure parts: parsing a proposal (bounded), its reward, the mix rule, the league rule and the
+diversity measure behind the collapse response."""
+
+from __future__ import annotations
+
+import pytest
+
+from spade.config import SelfplayConfig, SpadeConfig
+from spade.errors import ConfigError
+from spade.selfplay.diversity import diversity
+from spade.selfplay.league import choose_league, league_due
+from spade.selfplay.mix import MIN_OBSERVED, MixState, steer
+from spade.selfplay.proposal import MAX_INPUTS, MAX_PROPOSAL_CHARS, draft_of, parse_proposal
+from spade.selfplay.reward import proposal_reward
+
+CFG = SelfplayConfig()
+
+
+def test_a_proposal_is_the_function_and_the_literal_calls_outside_it():
+    text = ("x):\n    \"\"\"Double the odd ones.\"\"\"\n    return [v * 2 for v in x if v % 2]\n\n"
+            "print(f([1, 2, 3]))\nprint(f([]), f([5]))\nprint(f(open('/etc/passwd')))\nprint(f([1, 2, 3]))\n```\nmore")
+    parsed = parse_proposal(text)
+    assert not isinstance(parsed, str)
+    assert parsed.program.startswith("def f(x):") and "print" not in parsed.program
+    assert parsed.inputs == (([1, 2, 3],), ([],), ([5],))  # the non-literal call is skipped, the repeat kept once
+    assert parsed.description == "Double the odd ones."
+    draft = draft_of(parsed, "induction", 0.3, iteration=2, index=0, checkpoint="checkpoints/step-1", model="m")
+    assert draft.kind == "code_reasoning" and draft.params == {"mode": "induction"}
+    assert draft.provenance["checkpoint"] == "checkpoints/step-1" and draft.public_inputs and draft.hidden_inputs
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("x):\n    return x +\n", "no_function"),  # cut mid-expression: the parseable prefix has no function
+    ("x):\n    return x\n```", "no_inputs"),
+    ("x):\n    return x\nprint(g(3))\n", "no_inputs"),
+    ("x):\n    return x\nprint(f(y=3))\n", "no_inputs"),
+])
+def test_a_proposal_without_a_function_or_literal_inputs_is_a_reason(text, reason):
+    assert parse_proposal(text) == reason
+
+
+def test_a_proposal_is_bounded_before_it_is_parsed():
+    flood = "x):\n    return x\n" + "print(f(1))\n" * 5000 + "(" * 100_000
+    parsed = parse_proposal(flood)
+    assert not isinstance(parsed, str) and len(parsed.inputs) == 1
+    many = "x):\n    return x\n" + "".join(f"print(f({k}))\n" for k in range(50))
+    assert len(parse_proposal(many).inputs) == MAX_INPUTS
+    assert parse_proposal("(" * (2 * MAX_PROPOSAL_CHARS)) == "no_function"  # no whole line of it parses
+
+
+def test_reward_is_learnability_less_the_penalties():
+    assert proposal_reward(CFG, valid=True, solve_rate=0.25, similarity=0.0, duplicate=False) == (0.75, 0.75)
+    assert proposal_reward(CFG, valid=True, solve_rate=1.0, similarity=0.0, duplicate=False) == (0.0, 0.0)
+    assert proposal_reward(CFG, valid=True, solve_rate=0.0, similarity=0.0, duplicate=False) == (0.0, 0.0)
+    learn, reward = proposal_reward(CFG, valid=True, solve_rate=None, similarity=0.9, duplicate=True)
+    assert learn == 0.0 and reward == pytest.approx(-0.45)
+    assert proposal_reward(CFG, valid=False, solve_rate=None, similarity=0.0, duplicate=False) == (0.0, -0.5)
+
+
+def test_the_mix_follows_learnability_within_bounds():
+    mix = MixState.start(CFG)
+    assert steer(mix, CFG).proposer_share == CFG.proposer_share  # too few observations: unchanged
+    for _ in range(MIN_OBSERVED):
+        mix.observe("source:proposer", 0.6)
+        mix.observe("source:procedural", 0.0)
+        mix.observe("mode:deduction", 0.5)
+        mix.observe("mode:abduction", 0.5)
+        mix.observe("mode:induction", 0.0)
+    after = steer(mix, CFG)
+    assert after.proposer_share == CFG.max_share  # all learnability is the proposer's, capped at max_share
+    assert after.mode_weights["induction"] > 0  # floored at min_share, then renormalised
+    assert after.mode_weights["deduction"] == after.mode_weights["abduction"] > after.mode_weights["induction"]
+    assert sum(after.mode_weights.values()) == pytest.approx(1.0)
+    flat = MixState.start(CFG)
+    for _ in range(MIN_OBSERVED):
+        flat.observe("source:proposer", 0.0)
+        flat.observe("source:procedural", 0.0)
+    assert steer(flat, CFG).proposer_share == CFG.proposer_share  # nothing to learn anywhere: unchanged
+
+
+def test_the_league_is_consulted_every_league_every_iterations_or_while_collapse_lasts():
+    cfg = SelfplayConfig(league_every=3)
+    assert [i for i in range(10) if league_due(i, cfg, False)] == [3, 6, 9]
+    assert league_due(1, cfg, True)
+    assert not any(league_due(i, SelfplayConfig(league_every=0), False) for i in range(10))
+
+
+def test_the_league_brings_back_past_proposals_the_solver_fails_newest_first():
+    candidates = [("t5", "checkpoints/step-3"), ("t4", None), ("t3", "checkpoints/step-1"), ("t2", None), ("t1", None)]
+    history = {"t5": [0.0], "t4": [1.0, 0.0], "t3": [0.0, 1.0], "t1": [0.25]}
+    assert choose_league(candidates, history, 2, exclude=set()) == ["t5", "t4"]
+    assert choose_league(candidates, history, 5, exclude={"t5"}) == ["t4", "t1"]  # t3 solved now, t2 never tried
+
+
+def test_diversity_counts_distinct_and_near_duplicate_samples():
+    same = diversity({"a": ["return x", "return  x", "return x"], "b": ["1"]})
+    assert same.distinct == pytest.approx(1 / 3) and same.near_duplicate_rate == 1.0 and same.tasks == 1
+    varied = diversity({"a": ["return x + 1", "return sorted(x)"], "b": ["7", "8"]})
+    assert varied.distinct == 1.0 and varied.near_duplicate_rate == 0.0
+
+
+def test_selfplay_config_is_off_by_default_and_validated():
+    assert SpadeConfig().selfplay.enabled is False
+    with pytest.raises(ValueError, match="unknown mode 'guessing'"):
+        SelfplayConfig(modes={"guessing": 1.0})
+    with pytest.raises(ValueError, match="min_share"):
+        SelfplayConfig(min_share=0.9, max_share=0.5)
+
+
+def test_selfplay_with_the_llm_proposer_is_refused_in_one_line():
+    from spade.config import load_config
+
+    with pytest.raises(ConfigError, match="generation.proposer to 'procedural'"):
+        load_config(None, {"selfplay.enabled": True, "generation.proposer": "llm"})
+
+
+def test_the_mix_survives_a_resume():
+    mix = MixState.start(CFG)
+    for _ in range(70):
+        mix.observe("source:proposer", 0.5)
+    back = MixState.from_dict(mix.to_dict(), CFG)
+    assert back == mix and len(back.learn["source:proposer"]) == 64  # the window keeps the last WINDOW values

@@ -1,0 +1,48 @@
+"""bench/selfplay.py: the selfplay arm is the coevolve arm with self-play's keys; the proposer's first and last
+thirds are compared from the run's proposals table with a bootstrap CI."""
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+from spade.store import IterationWrite, ProposalRecord, RunStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    sys.path.insert(0, str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location("bench_selfplay", ROOT / "bench" / "selfplay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def args(**kw):
+    base = dict(sets={}, threads=1, seed=0, fixed_difficulty=None, selfplay_config=ROOT / "configs" / "selfplay.yaml")
+    return argparse.Namespace(**{**base, **kw})
+
+
+def test_the_selfplay_arm_is_coevolution_with_selfplay_keys():
+    bench = _bench()
+    cfg = bench.selfplay_config(ROOT / "configs" / "efficacy.yaml", args())
+    plain = bench.arm_config(ROOT / "configs" / "efficacy.yaml", "coevolve", args())
+    assert cfg.selfplay.enabled and not plain.selfplay.enabled
+    assert cfg.generation.kinds.get("code_reasoning", 0) > 0
+    assert cfg.evolution == plain.evolution and cfg.training == plain.training and cfg.eval.every == 0
+
+
+def test_proposer_learning_compares_the_last_third_with_the_first(tmp_path):
+    bench = _bench()
+    with RunStore(tmp_path, create=True) as store:
+        for i in range(6):
+            valid = i >= 4  # invalid early, valid late
+            store.commit_iteration(IterationWrite(i, proposals=[ProposalRecord(
+                f"p{i}-{k}", i, None, "m", "deduction", None, valid, "ok" if valid else "no_inputs", 0.0, None, 0.0,
+                0.0 if valid else -0.5, "{}", "") for k in range(4)]))
+    found = bench.proposer_learning(tmp_path)
+    assert found["validity"]["first_third"] == 0.0 and found["validity"]["last_third"] == 1.0
+    assert found["validity"]["ci95"] == [1.0, 1.0] and found["validity"]["n"] == [8, 8]
+    point, low, high = bench.bootstrap_diff([0.0, 1.0] * 10, [1.0] * 20)
+    assert point == 0.5 and 0 < low <= point <= high <= 1.0
