@@ -386,6 +386,16 @@ class RewardConfig(_Section):
         return self
 
 
+def _known_suite(v: str) -> str:
+    from spade.registry import SUITES  # its built-in suites register on first lookup (no model or sandbox)
+
+    if v in SUITES or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
+        return v
+    raise ValueError(
+        f"is neither a named suite ({', '.join(SUITES.names())}) nor an existing .json/.jsonl task file"
+    )
+
+
 class EvalConfig(_Section):
     suite: str = "builtin"
     """The suite whose figures are reported: a named suite (builtin, humaneval, heldout) or the path of a
@@ -413,17 +423,23 @@ class EvalConfig(_Section):
     noise. 1 restores the margin-only rule. E.g. 5 tasks worse and none better gives p = 1/32."""
     lower_lr_on_rollback: float = Field(1.0, gt=0, le=1)
     """Multiply the learning rate by this factor after each rollback; 1 keeps it."""
+    contamination_suites: list[str] = Field(default_factory=list)
+    """More suites (beside suite and gate_suite) that training must not answer by behaviour: a generated task whose
+    reference returns an evaluation task's expected values on all its inputs is rejected (contaminated_behaviour)
+    for a foreign suite (builtin, humaneval, heldout-unseen, a task file), and leaves that task out of the
+    evaluation for an in-distribution one (heldout...). Named suites or task files, as for suite."""
+
+    @field_validator("contamination_suites")
+    @classmethod
+    def _suites(cls, v: list[str]) -> list[str]:
+        for name in v:
+            _known_suite(name)
+        return v
 
     @field_validator("suite", "gate_suite")
     @classmethod
     def _suite(cls, v: str) -> str:
-        from spade.registry import SUITES  # its built-in suites register on first lookup (no model or sandbox)
-
-        if v in SUITES or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
-            return v
-        raise ValueError(
-            f"is neither a named suite ({', '.join(SUITES.names())}) nor an existing .json/.jsonl task file"
-        )
+        return _known_suite(v)
 
     @model_validator(mode="after")
     def _split(self) -> EvalConfig:

@@ -70,6 +70,7 @@ def eval_command(
 
 def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold: float) -> list[Task]:
     """A held-out split evaluated for a run loses the tasks that duplicate one the run trained on."""
+    from spade.dedup.behaviour import MATCHES_NAME, read_matches
     from spade.evaluate.heldout import drop_trained
     from spade.evaluate.suites import in_distribution
     from spade.store import RunStore
@@ -79,6 +80,9 @@ def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold
         return tasks
     with RunStore(run_dir) as store:
         kept, dropped = drop_trained(tasks, store.tasks(), threshold)
+    matched = set(read_matches(Path(run_dir) / MATCHES_NAME))  # trained tasks that answer them (by behaviour)
+    dropped += sum(t.task_id in matched for t in kept)
+    kept = [t for t in kept if t.task_id not in matched]
     print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir}")
     return kept
 

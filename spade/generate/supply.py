@@ -24,6 +24,7 @@ from spade.store import IterationTask, IterationWrite, RunStore
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex
+    from spade.dedup.behaviour import ContaminationScreen
     from spade.generate.proposer import LLMProposer, ProposalBatch
     from spade.sandbox import SandboxPool
     from spade.validate.outcome import ValidationOutcome
@@ -45,6 +46,7 @@ class TaskSupply:
     families: list[str]
     proposer: LLMProposer | None = None
     progress: Progress = field(default=lambda stage, done, total: None)
+    screen: ContaminationScreen | None = None  # contamination by behaviour (spade.dedup.behaviour)
 
     def draw(self, w: IterationWrite) -> list[Task]:
         """The iteration's tasks: fresh ones first, then the replayed ones."""
@@ -123,6 +125,8 @@ class TaskSupply:
         outcomes = validate_drafts(drafts, self.pool, self.cfg.generation)
         if seeds:  # composed retries must change their seed's answer, as in `spade variants`
             outcomes = require_effect(outcomes, seeds, self.pool, self.cfg.generation)
+        if self.screen is not None:  # a task that answers an evaluation task is no training task
+            outcomes = self.screen.exclude(outcomes, self.pool)
         return outcomes
 
     def _take(self, w: IterationWrite, drafts: list[TaskDraft], outcomes: list[ValidationOutcome],

@@ -48,6 +48,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     reserved = [t for name, tasks in ((cfg.eval.suite, suite), (cfg.eval.gate_suite, gate_suite))
                 if not in_distribution(name) for t in tasks]
     dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
+    screen = contamination_screen(cfg, store, {cfg.eval.suite: suite, cfg.eval.gate_suite: gate_suite})
     with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
@@ -63,7 +64,22 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         progress("load model", 1, 1)
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
                      dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
-                     proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint)
+                     proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint,
+                     screen=screen)
+
+
+def contamination_screen(cfg: SpadeConfig, store: RunStore, loaded: dict[str, list[Task]]) -> Any:
+    """The behaviour screen over the run's evaluation suites (its reported and gate suites, loaded already) and
+    eval.contamination_suites; foreign suites are reserved, in-distribution ones are filtered at evaluation."""
+    from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
+    from spade.evaluate.suites import in_distribution, load_suite
+
+    suites = {name: tasks for name, tasks in loaded.items() if tasks}
+    for name in cfg.eval.contamination_suites:
+        if name not in suites:
+            suites[name] = load_suite(name)
+    return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
+                               store.run_dir / MATCHES_NAME)
 
 
 def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, threshold: float) -> list[Task]:
