@@ -1,8 +1,8 @@
 """Benchmark: does SPADE's loop make the embedded policy better on problems it never trained on?
 
 Three arms from the same base SmolLM2-135M-Instruct, each given the same CPU-time budget (this process and its
-sandbox workers, live ones included; fairer than wall time on a shared machine; checked between iterations, so an
-arm overshoots by at most one iteration):
+sandbox workers, live ones included; fairer than wall time on a shared machine; checked before each iteration,
+which is not started when its predicted end, the last iteration's CPU past the CPU used so far, passes the budget):
   coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
   fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty; default the config's
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
@@ -42,6 +42,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +99,27 @@ def live_descendants_cpu(root: int) -> float:
     return total / tick
 
 
+class CpuBudget:
+    """The loop's stop() for an arm: asked before each iteration, it says stop when the next iteration's
+    predicted end (CPU used so far plus the last iteration's CPU) passes the budget, so an arm ends within its
+    budget instead of overshooting it by up to one iteration. The first iteration is always run (nothing to
+    predict from: the time before it is the model's loading)."""
+
+    def __init__(self, budget_s: float, clock: Callable[[], float] = cpu_seconds) -> None:
+        self.budget_s = budget_s
+        self.clock = clock
+        self.start = clock()
+        self.asked: float | None = None  # the clock when last asked: the start of the iteration that followed
+        self.last_iteration_s = 0.0
+
+    def __call__(self) -> bool:
+        now = self.clock()
+        if self.asked is not None:
+            self.last_iteration_s = now - self.asked
+        self.asked = now
+        return now - self.start + self.last_iteration_s > self.budget_s
+
+
 def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str, Any]:
     from spade.pipeline.loop import run
     from spade.store import RunStore
@@ -105,7 +127,7 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
     if run_dir.exists():
         shutil.rmtree(run_dir)
     wall, cpu = time.perf_counter(), cpu_seconds()
-    run(cfg, run_dir, stop=lambda: cpu_seconds() - cpu > cpu_budget_s)
+    run(cfg, run_dir, stop=CpuBudget(cpu_budget_s))
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     with RunStore(run_dir) as store:
         counts = {name: store.query(sql)[0][0] for name, sql in {
