@@ -9,9 +9,15 @@ which is not started when its predicted end, the last iteration's CPU past the C
   star      coevolve plus STaR's rationalisation (training.rationalize: unsolved tasks resampled with their
             reference as a hint, passing answers trained on): it learns from the generator's references too;
   none      no training: the base model.
+Unseen families: each arm trains with a quarter of the families of every kind it trains withheld entirely from
+generation (generation.withhold_families: quarter seed mod 4 of a fixed shuffle, so seeds 0-3 withhold each family
+once; recorded in the run's config and in efficacy.json), and is graded on heldout-unseen, the held-out tasks of
+exactly those families; the base is graded on every quarter's, so each seed's arm pairs with it. Every graded
+suite is also screened for contamination by behaviour (eval.contamination_suites): a generated task whose reference
+answers a task of a foreign suite is not trained on; a held-out task a trained task answers is not graded.
 Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
-checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set, the held-out suite's test split
-(less the tasks the arm trained on) and HumanEval. Printed per arm: pass@1 on each suite, rollouts consumed,
+checkpoint of each arm is then evaluated greedily (pass@1) on heldout-unseen and HumanEval (the headline rows),
+the built-in set and the held-out suite's test split (less the tasks the arm trained on). Printed per arm: pass@1 on each suite, rollouts consumed,
 updates, iterations, wall and CPU seconds; then each trained arm minus the base (and coevolve minus fixed) with a
 paired bootstrap 95% CI over the tasks both were graded on. Results are also written to OUT/efficacy.json as
 each arm's suites are graded, so a long run interrupted late keeps what it measured.
@@ -56,8 +62,14 @@ ARMS = ("coevolve", "fixed", "star", "none")
 
 
 def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
-    overrides: dict[str, Any] = {**args.sets, "eval.every": 0, "run.iterations": 1_000_000,
-                                 "sampling.threads": args.threads, "run.seed": args.seed}
+    """The arm's config: the base config, the arm's keys, the unseen quarter withheld (unless --set names the
+    withheld families) and every graded suite screened for contamination by behaviour."""
+    suites = [s for s in args.suites.split(",") if s]
+    overrides: dict[str, Any] = {"eval.contamination_suites": suites, **args.sets, "eval.every": 0,
+                                 "run.iterations": 1_000_000, "sampling.threads": args.threads,
+                                 "run.seed": args.seed}
+    if "generation.withhold_families" not in args.sets:
+        overrides["generation.withhold_families"] = withheld_quarter(load_config(base, args.sets), args.seed)
     if arm == "fixed":
         d = args.fixed_difficulty
         if d is None:
@@ -68,6 +80,31 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
     if arm == "star":
         overrides |= {"training.rationalize": True}
     return load_config(base, overrides)
+
+
+QUARTERS = 4
+
+
+def withheld_quarter(cfg: SpadeConfig, seed: int, quarters: tuple[int, ...] | None = None) -> list[str]:
+    """The families an arm of `seed` never generates: of each kind it trains (with 2 families or more), the
+    (seed mod 4)-th quarter of its families in a fixed shuffled order, so seeds 0-3 withhold every family once.
+    `quarters` names other quarters (all four: the base arm, graded on every seed's unseen families)."""
+    import random
+
+    from spade.generate.registry import resolve_families
+
+    chosen = (seed % QUARTERS,) if quarters is None else quarters
+    by_kind: dict[str, list[str]] = {}
+    for family in resolve_families(cfg.generation.families, cfg.generation.kinds):
+        by_kind.setdefault(family.kind, []).append(family.name)
+    out = []
+    for kind, names in sorted(by_kind.items()):
+        if len(names) < 2:
+            continue  # withholding a kind's only family would leave the kind nothing to draw
+        order = sorted(names)
+        random.Random(f"spade-withhold|{kind}").shuffle(order)
+        out += [name for q in chosen for name in order[q::QUARTERS]]
+    return sorted(out)
 
 
 def cpu_seconds() -> float:
@@ -149,9 +186,10 @@ def suite_key(suite: str, samples: int, temperature: float) -> str:
 
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
                  max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
-                 temperature: float = 0.0, graded: Any = None) -> dict[str, Any]:
+                 temperature: float = 0.0, graded: Any = None, withheld: list[str] | None = None) -> dict[str, Any]:
     """Each suite's pass@1 and per-task scores from the arm's last checkpoint; `graded(scores)` is called after
-    each suite, so a caller can keep what is measured before a long evaluation ends."""
+    each suite, so a caller can keep what is measured before a long evaluation ends. heldout-unseen holds the
+    held-out tasks of `withheld` (default: the families the arm's config withheld)."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import load_suite
@@ -162,7 +200,7 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
     scores: dict[str, Any] = {}
     with SandboxPool(cfg.executor) as pool:
         for suite in suites:
-            tasks = load_suite(suite)
+            tasks = load_suite(suite, cfg.generation.withhold_families if withheld is None else withheld)
             if run_dir is not None:  # a held-out split loses the arm's own tasks
                 tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
             tasks = tasks[:limit] if limit else tasks
@@ -187,7 +225,9 @@ def main() -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
     p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
     p.add_argument("--fixed-difficulty", type=float, default=None)
-    p.add_argument("--suites", default="builtin,heldout,humaneval")
+    p.add_argument("--suites", default="heldout-unseen,humaneval,builtin,heldout",
+                   help="graded suites, the headline ones first: heldout-unseen (the held-out tasks of the families "
+                        "the arm never generated), humaneval; every one is also screened for contamination")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--eval-samples", type=int, default=1,
                    help="samples per task when evaluating; above 1, pass@1 is each task's passing share and the "
@@ -231,15 +271,23 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "efficacy.json"
     fixed = arm_config(args.config, "fixed", args).evolution.initial_difficulty  # the level the fixed arm holds
-    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {}}
+    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {},
+                               "withhold": {"seed": args.seed, "quarter": args.seed % QUARTERS}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
         name = arm + args.label if arm != "none" else arm  # the base trains nothing: --set leaves it as it is
         print(f"== arm {name}: {args.minutes} min budget", flush=True)
-        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}
+        # The base trains nothing: it is graded on every quarter's unseen families, so each seed's arm pairs with it.
+        withheld = (cfg.generation.withhold_families if arm != "none"
+                    else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS))))
+        print(f"   unseen families ({'all quarters' if arm == 'none' else f'seed {args.seed}'}): "
+              f"{', '.join(withheld) or 'none'}", flush=True)
+        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items,
+                               "withheld_families": withheld}
         checkpoints = None
         if arm != "none":
-            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
+            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items,
+                   "withheld_families": withheld}
             checkpoints = args.out / arm / "checkpoints"
         def graded(scores: dict[str, Any], name: str = name, row: dict[str, Any] = row) -> None:
             # The suites graded so far, written as they come: an evaluation stopped late keeps them.
@@ -248,7 +296,7 @@ def main() -> None:
 
         row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
                                    args.out / arm if arm != "none" else None, args.eval_samples,
-                                   args.eval_temperature, graded)
+                                   args.eval_temperature, graded, withheld)
         results["arms"][name] = row
         results_path.write_text(json.dumps(results, indent=1))
     keys = [suite_key(s, args.eval_samples, args.eval_temperature) for s in suites]
@@ -285,8 +333,12 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             sys.exit(f"--reeval: arm {name!r}: {exc}")
         cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
         print(f"== arm {name}: graded again on {', '.join(suites)}", flush=True)
+        withheld = row.get("withheld_families")  # as recorded; runs before the unseen protocol withheld none
+        if withheld is None:
+            withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, run_dir / "checkpoints" if run_dir else None, suites, args.eval_limit,
-                             args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature)
+                             args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
+                             withheld=withheld)
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *fresh})
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))

@@ -182,10 +182,50 @@ class GenerationConfig(_Section):
     +3.5-6.0 points in six efficacy arms (three seeds each of co-evolution and fixed difficulty), all of it on the
     plain part (README, "Does training help?")."""
 
+    seeds: str = ""
+    """A .json/.jsonl task file of seed tasks (each with a reference solution): with it, generation.seed_share of
+    each attempt's fresh slots are variants of these seeds (renamed, fresh inputs, composed with another family's
+    step as often as compose_share), validated like any task (write-up §8.1; `spade variants` writes them to a
+    file instead). Empty: no seeds."""
+    seed_share: float = Field(0.25, ge=0, le=1)
+    """Share of fresh task slots filled with variants of generation.seeds (when set)."""
+    withhold_families: list[str] = Field(default_factory=list)
+    """Families never drawn from, nor composed with: the unseen families a run is graded on (suite
+    heldout-unseen: the held-out tasks of exactly these families). bench/efficacy.py withholds a quarter of each
+    kind's families, chosen by its --seed."""
+
     @field_validator("kinds")
     @classmethod
     def _kinds(cls, v: dict[str, float]) -> dict[str, float]:
         return check_kind_mix(v)
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, v: str) -> str:
+        if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
+            raise ValueError("is not an existing .json/.jsonl task file; give the path of your seed tasks, "
+                             "or '' for none")
+        return v
+
+    @field_validator("withhold_families")
+    @classmethod
+    def _withhold(cls, v: list[str]) -> list[str]:
+        from spade.registry import FAMILIES  # the plug-ins register on this first lookup
+
+        unknown = [name for name in v if name not in FAMILIES]
+        if unknown:
+            known = FAMILIES.names()
+            raise ValueError(f"unknown family '{unknown[0]}'; withhold registered families ({len(known)} known: "
+                             f"{', '.join(known)})")
+        return v
+
+    @model_validator(mode="after")
+    def _withheld_not_named(self) -> GenerationConfig:
+        named = [name for name in self.families if name in self.withhold_families]
+        if named:
+            raise ValueError(f"family '{named[0]}' is both in generation.families and generation.withhold_families; "
+                             "drop it from one of them")
+        return self
 
 
 class SamplingConfig(_Section):
@@ -433,7 +473,10 @@ class EvalConfig(_Section):
     @classmethod
     def _suites(cls, v: list[str]) -> list[str]:
         for name in v:
-            _known_suite(name)
+            try:
+                _known_suite(name)
+            except ValueError as exc:
+                raise ValueError(f"{name!r} {exc}") from None
         return v
 
     @field_validator("suite", "gate_suite")

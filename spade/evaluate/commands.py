@@ -42,7 +42,7 @@ def eval_command(
     ks = check_ks(ks, n)
     if samples_path is not None and (checkpoint is not None or n is not None or temperature is not None):
         raise ConfigError("--samples grades completions made elsewhere; drop --checkpoint, --n and --temperature")
-    tasks = load_suite(suite)
+    tasks = load_suite(suite, cfg.generation.withhold_families)
     if run_dir is not None:
         tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
     limit = cfg.eval.limit if limit is None else limit

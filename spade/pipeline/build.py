@@ -28,7 +28,11 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
 
     llm_tasks = cfg.generation.proposer == "llm"
     gen = cfg.generation
-    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds)]
+    if gen.seeds and not llm_tasks:  # a seed file that cannot make variants fails before the model loads
+        from spade.generate.seeds import load_seeds
+
+        load_seeds(gen.seeds)
+    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds, gen.withhold_families)]
     last = store.last_iteration()
     state = store.state_after(last)
     controller = (
@@ -36,10 +40,10 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         if state.controller
         else Controller(cfg.evolution, families)
     )
-    suite = load_suite(cfg.eval.suite)
+    suite = load_suite(cfg.eval.suite, gen.withhold_families)
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
     trains = cfg.training.update_method in TRAINERS and cfg.eval.every > 0
-    gate_suite = load_suite(cfg.eval.gate_suite) if trains else []
+    gate_suite = load_suite(cfg.eval.gate_suite, gen.withhold_families) if trains else []
     gate_tasks = gate_split(eval_tasks, gate_suite, cfg.eval.gate_limit or cfg.eval.limit,
                             cfg.generation.dedup_threshold)
     # A foreign suite is reserved whole in the index, so none of its problems can leak into training. The
@@ -77,7 +81,7 @@ def contamination_screen(cfg: SpadeConfig, store: RunStore, loaded: dict[str, li
     suites = {name: tasks for name, tasks in loaded.items() if tasks}
     for name in cfg.eval.contamination_suites:
         if name not in suites:
-            suites[name] = load_suite(name)
+            suites[name] = load_suite(name, cfg.generation.withhold_families)
     return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
                                store.run_dir / MATCHES_NAME)
 
