@@ -192,6 +192,7 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
     held-out tasks of `withheld` (default: the families the arm's config withheld)."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
+    from spade.evaluate.progress import PeriodicLines
     from spade.evaluate.suites import load_suite
     from spade.sandbox import SandboxPool
 
@@ -206,7 +207,7 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
             tasks = tasks[:limit] if limit else tasks
             started = time.perf_counter()
             report = evaluate(policy, pool, tasks, samples=samples, temperature=temperature, ks=(1,), seed=0,
-                              suite=suite)
+                              suite=suite, progress=PeriodicLines(every_s=60, prefix=f"  {suite}: "))
             key = suite_key(suite, samples, temperature)
             scores[key] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
                            "eval_s": round(time.perf_counter() - started, 1),

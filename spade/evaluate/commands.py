@@ -36,6 +36,7 @@ def eval_command(
 ) -> int:
     """Evaluate and print; n defaults to max(ks); temperature to 0 (greedy) for n = 1, else sampling's."""
     from spade.evaluate.evaluator import evaluate, grade_samples
+    from spade.evaluate.progress import EvalProgress
     from spade.evaluate.suites import load_suite
     from spade.sandbox.backend import open_pool
 
@@ -57,7 +58,9 @@ def eval_command(
             samples = n or max(ks)
             temp = temperature if temperature is not None else (0.0 if samples == 1 else cfg.sampling.temperature)
             policy = load_policy(cfg, checkpoint)
-            report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed, suite=label)
+            with EvalProgress(f"eval {label}") as progress:
+                report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed,
+                                  suite=label, progress=progress)
     print_report(report, tasks, checkpoint_label(checkpoint, samples_path))
     if run_dir is not None:
         for line in compare_with_saved(run_dir, report, checkpoint_label(checkpoint, samples_path)):

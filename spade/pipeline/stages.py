@@ -228,7 +228,8 @@ def evaluate_policy(e: Engine, iteration: int, label: str, tasks: list[Task] | N
         tasks = [t for t in tasks if t.task_id not in matched and not e.dedup.check(t).duplicate]
     ks = sorted({1, *e.cfg.eval.ks})  # the gate reads pass@1
     report = evaluate(e.policy, e.pool, tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
-                      ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label)
+                      ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label,
+                      progress=lambda stage, done, total: e.progress(f"eval {stage}", done, total))
     e.timed("eval", started)
     return report  # filed under `label`
 
