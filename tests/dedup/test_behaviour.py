@@ -82,3 +82,25 @@ def test_the_loop_leaves_contaminated_tasks_out_and_status_counts_them(tmp_path,
     store.close()
     status_command(str(tmp_path))
     assert f"{REASON}" in capsys.readouterr().out
+
+
+def test_an_in_distribution_task_a_trained_task_answers_is_kept_for_training_and_left_out_of_the_eval(tmp_path, pool):
+    from dataclasses import replace
+
+    from spade.dedup.behaviour import ContaminationScreen
+    from spade.evaluate.commands import drop_run_tasks
+    from spade.kinds import validate_drafts
+
+    by_id = {t.task_id: t for t in load_suite("builtin")}
+    answered = replace(by_id["builtin/is_prime"], task_id="heldout/is_prime-x", description="Is n a prime?")
+    other = replace(by_id["builtin/gcd"], task_id="heldout/gcd-x")
+    RunStore(tmp_path, create=True).close()
+    screen = ContaminationScreen(BehaviourIndex({"heldout": [answered, other]}), reserved=[],
+                                 path=tmp_path / MATCHES_NAME)
+    cfg = SpadeConfig.model_validate({"executor": {"workers": 2}})
+    outcomes = validate_drafts([draft_task("primes", 0.0, 0, i, 3, 5) for i in range(3)], pool, cfg.generation)
+    kept = screen.exclude(outcomes, pool)
+    assert [o.accepted for o in kept] == [o.accepted for o in outcomes]  # in-distribution: still trained on
+    assert screen.matched == {"heldout/is_prime-x"}
+    left = drop_run_tasks("heldout", [answered, other], tmp_path, cfg.generation.dedup_threshold)
+    assert [t.task_id for t in left] == ["heldout/gcd-x"]
