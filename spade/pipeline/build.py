@@ -32,7 +32,8 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         from spade.generate.seeds import load_seeds
 
         load_seeds(gen.seeds)
-    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds, gen.withhold_families)]
+    families = [EXTERNAL] if llm_tasks else [
+        f.name for f in resolve_families(gen.families, gen.kinds, gen.withhold_families)]
     last = store.last_iteration()
     state = store.state_after(last)
     controller = (
@@ -49,10 +50,10 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     # A foreign suite is reserved whole in the index, so none of its problems can leak into training. The
     # held-out splits share the families' few hundred problems: reserving them would starve the supply, so
     # evaluate_policy drops the ones a run has trained on instead.
-    reserved = [t for name, tasks in ((cfg.eval.suite, suite), (cfg.eval.gate_suite, gate_suite))
-                if not in_distribution(name) for t in tasks]
+    checked = checked_suites(cfg, {cfg.eval.suite: suite, cfg.eval.gate_suite: gate_suite})
+    reserved = [t for name, tasks in checked.items() if not in_distribution(name) for t in tasks]
     dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
-    screen = contamination_screen(cfg, store, {cfg.eval.suite: suite, cfg.eval.gate_suite: gate_suite})
+    screen = contamination_screen(store, checked)
     with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
@@ -72,16 +73,24 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
                      screen=screen)
 
 
-def contamination_screen(cfg: SpadeConfig, store: RunStore, loaded: dict[str, list[Task]]) -> Any:
-    """The behaviour screen over the run's evaluation suites (its reported and gate suites, loaded already) and
-    eval.contamination_suites; foreign suites are reserved, in-distribution ones are filtered at evaluation."""
-    from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
-    from spade.evaluate.suites import in_distribution, load_suite
+def checked_suites(cfg: SpadeConfig, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
+    """The suites training must not reproduce: the run's reported and gate suites (loaded already) and
+    eval.contamination_suites."""
+    from spade.evaluate.suites import load_suite
 
     suites = {name: tasks for name, tasks in loaded.items() if tasks}
     for name in cfg.eval.contamination_suites:
         if name not in suites:
             suites[name] = load_suite(name, cfg.generation.withhold_families)
+    return suites
+
+
+def contamination_screen(store: RunStore, suites: dict[str, list[Task]]) -> Any:
+    """The behaviour screen over `suites`: foreign ones are reserved (a task answering one is rejected),
+    in-distribution ones are filtered at evaluation; matches are kept in the run directory."""
+    from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
+    from spade.evaluate.suites import in_distribution
+
     return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
                                store.run_dir / MATCHES_NAME)
 

@@ -65,7 +65,7 @@ def test_the_loop_leaves_contaminated_tasks_out_and_status_counts_them(tmp_path,
     cfg = SpadeConfig.model_validate({"generation": {"families": ["primes"], "tasks_per_iteration": 6},
                                       "evolution": {"initial_difficulty": 0.0, "difficulty_low": 0.0}, "executor": {"workers": 2}})
     store = RunStore(tmp_path, create=True)
-    screen = contamination_screen(cfg, store, {"builtin": load_suite("builtin")})
+    screen = contamination_screen(store, {"builtin": load_suite("builtin")})
     e = Engine(cfg=cfg, store=store, pool=pool, policy=None, trainer=None,
                controller=Controller(cfg.evolution, ["primes"]), dedup=DedupIndex(), eval_tasks=[],
                families=["primes"], screen=screen)

@@ -27,7 +27,7 @@ class _Clock:
 def test_periodic_lines_say_the_start_then_at_most_one_line_per_period_then_the_end():
     out, clock = io.StringIO(), _Clock()
     lines = PeriodicLines(out, every_s=10, prefix="eval builtin: ", clock=clock)
-    for done in range(0, 72):
+    for done in range(72):
         clock.now = done * 1.0  # a task a second: 72 s in all
         lines("sample", done, 72)
     clock.now = 72.0
@@ -54,7 +54,7 @@ def test_spade_eval_reports_sampling_and_grading_on_stderr():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "spade", "eval", "--suite", "builtin", "--limit", "2",
                            "--set", "sampling.max_new_tokens=16", "--set", "sampling.threads=1"],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+                          capture_output=True, text=True, timeout=600, cwd=ROOT, env=env, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     for line in ("eval builtin: sample 0/2", "eval builtin: sample 2/2", "eval builtin: grade 2/2"):
         assert line in done.stderr
