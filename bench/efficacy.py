@@ -193,15 +193,19 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.progress import PeriodicLines
-    from spade.evaluate.suites import load_suite
+    from spade.evaluate.suites import UNSEEN, load_suite
     from spade.sandbox import SandboxPool
 
     cfg = cfg.model_copy(update={"sampling": cfg.sampling.model_copy(update={"max_new_tokens": max_new_tokens})})
     policy = load_policy(cfg, checkpoints)
     scores: dict[str, Any] = {}
     with SandboxPool(cfg.executor) as pool:
+        unseen = cfg.generation.withhold_families if withheld is None else withheld
         for suite in suites:
-            tasks = load_suite(suite, cfg.generation.withhold_families if withheld is None else withheld)
+            if suite == UNSEEN and not unseen:
+                print(f"  {suite}: skipped (this arm withheld no family)", flush=True)
+                continue
+            tasks = load_suite(suite, unseen)
             if run_dir is not None:  # a held-out split loses the arm's own tasks
                 tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
             tasks = tasks[:limit] if limit else tasks
@@ -376,7 +380,8 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
     head = ["arm", *(f"{s} pass@1" for s in suites), "rollouts", "updates", "iters", "wall s", "cpu s"]
     print(" | ".join(head))
     for arm, row in results["arms"].items():
-        cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" for s in suites), str(row["rollouts"]),
+        cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" if s in row["eval"] else "-" for s in suites),
+                 str(row["rollouts"]),
                  str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)),
                  str(row.get("train_cpu_s", 0))]
         print(" | ".join(cells))
@@ -391,6 +396,8 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     arms = results["arms"]
     for new, old in comparisons(list(arms)):
         for suite in suites:
+            if suite not in arms[old]["eval"] or suite not in arms[new]["eval"]:
+                continue  # not graded on this suite (heldout-unseen of an arm that withheld nothing)
             print_difference(f"{new} - {old}", suite, arms[old]["eval"][suite]["per_task"],
                              arms[new]["eval"][suite]["per_task"])
     groups: dict[str, list[str]] = {}
@@ -400,6 +407,8 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
         if len(groups[new]) == len(groups[old]) == 1:
             continue  # one seed a side: printed above
         for suite in suites:
+            if not all(any(suite in arms[a]["eval"] for a in groups[g]) for g in (old, new)):
+                continue
             print_difference(f"{new} ({len(groups[new])} seeds) - {old} ({len(groups[old])})", suite,
                              *(seed_mean(arms, groups[g], suite) for g in (old, new)))
 
@@ -418,7 +427,7 @@ def comparisons(arms: list[str]) -> list[tuple[str, str]]:
 def seed_mean(arms: dict[str, Any], members: list[str], suite: str) -> dict[str, float]:
     from spade.evaluate.stats import mean_per_task
 
-    return mean_per_task([arms[a]["eval"][suite]["per_task"] for a in members])
+    return mean_per_task([arms[a]["eval"][suite]["per_task"] for a in members if suite in arms[a]["eval"]])
 
 
 def print_difference(title: str, suite: str, old: dict[str, float], new: dict[str, float]) -> None:

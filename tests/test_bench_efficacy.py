@@ -173,3 +173,23 @@ def test_the_prediction_follows_the_last_iteration_and_the_first_always_runs():
     stop = efficacy.CpuBudget(45.0, clock=_Clock())
     ran, used = _iterations_within(45.0, [5.0, 5.0, 30.0, 5.0, 5.0], stop)
     assert (ran, used) == (3, 40.0)  # after the 30 s one, another 30 s is predicted: 40 + 30 > 45
+
+
+def test_seeds_0_to_3_withhold_every_family_once_and_the_arms_config_records_its_quarter():
+    import argparse
+
+    from spade.config import load_config
+    from spade.generate.registry import resolve_families
+
+    efficacy = _efficacy()
+    base = load_config(ROOT / "configs" / "efficacy.yaml")
+    quarters = [efficacy.withheld_quarter(base, seed) for seed in range(4)]
+    every = sorted(f.name for f in resolve_families(base.generation.families, base.generation.kinds))
+    assert sorted(name for q in quarters for name in q) == every  # a partition: each family in one quarter
+    assert all(len(every) // 4 <= len(q) <= len(every) // 4 + 1 for q in quarters)
+    assert efficacy.withheld_quarter(base, 5) == quarters[1]
+    args = argparse.Namespace(sets={}, threads=1, seed=2, suites="heldout-unseen,humaneval,builtin",
+                              fixed_difficulty=None)
+    cfg = efficacy.arm_config(ROOT / "configs" / "efficacy.yaml", "coevolve", args)
+    assert cfg.generation.withhold_families == quarters[2]
+    assert cfg.eval.contamination_suites == ["heldout-unseen", "humaneval", "builtin"]

@@ -86,7 +86,8 @@ def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold
     matched = set(read_matches(Path(run_dir) / MATCHES_NAME))  # trained tasks that answer them (by behaviour)
     dropped += sum(t.task_id in matched for t in kept)
     kept = [t for t in kept if t.task_id not in matched]
-    print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir}")
+    print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir} "
+          "(by wording, or answered by its reference)")
     return kept
 
 
