@@ -1,17 +1,23 @@
 """Benchmark: does SPADE's loop make the embedded policy better on problems it never trained on?
 
 Three arms from the same base SmolLM2-135M-Instruct, each given the same CPU-time budget (this process and its
-sandbox workers, live ones included; fairer than wall time on a shared machine; checked between iterations, so an
-arm overshoots by at most one iteration):
+sandbox workers, live ones included; fairer than wall time on a shared machine; checked before each iteration,
+which is not started when its predicted end, the last iteration's CPU past the CPU used so far, passes the budget):
   coevolve  the SPADE loop as configured (the controller moves each family's difficulty);
   fixed     the same loop with every family pinned at one difficulty (--fixed-difficulty; default the config's
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
   star      coevolve plus STaR's rationalisation (training.rationalize: unsolved tasks resampled with their
             reference as a hint, passing answers trained on): it learns from the generator's references too;
   none      no training: the base model.
+Unseen families: each arm trains with a quarter of the families of every kind it trains withheld entirely from
+generation (generation.withhold_families: quarter seed mod 4 of a fixed shuffle, so seeds 0-3 withhold each family
+once; recorded in the run's config and in efficacy.json), and is graded on heldout-unseen, the held-out tasks of
+exactly those families; the base is graded on every quarter's, so each seed's arm pairs with it. Every graded
+suite is also screened for contamination by behaviour (eval.contamination_suites): a generated task whose reference
+answers a task of a foreign suite is not trained on; a held-out task a trained task answers is not graded.
 Inside the arms the eval gate is off (eval.every = 0), so the fixed sets below never steer training; the last
-checkpoint of each arm is then evaluated greedily (pass@1) on the built-in set, the held-out suite's test split
-(less the tasks the arm trained on) and HumanEval. Printed per arm: pass@1 on each suite, rollouts consumed,
+checkpoint of each arm is then evaluated greedily (pass@1) on heldout-unseen and HumanEval (the headline rows),
+the built-in set and the held-out suite's test split (less the tasks the arm trained on). Printed per arm: pass@1 on each suite, rollouts consumed,
 updates, iterations, wall and CPU seconds; then each trained arm minus the base (and coevolve minus fixed) with a
 paired bootstrap 95% CI over the tasks both were graded on. Results are also written to OUT/efficacy.json as
 each arm's suites are graded, so a long run interrupted late keeps what it measured.
@@ -42,6 +48,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +62,14 @@ ARMS = ("coevolve", "fixed", "star", "none")
 
 
 def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
-    overrides: dict[str, Any] = {**args.sets, "eval.every": 0, "run.iterations": 1_000_000,
-                                 "sampling.threads": args.threads, "run.seed": args.seed}
+    """The arm's config: the base config, the arm's keys, the unseen quarter withheld (unless --set names the
+    withheld families) and every graded suite screened for contamination by behaviour."""
+    suites = [s for s in args.suites.split(",") if s]
+    overrides: dict[str, Any] = {"eval.contamination_suites": suites, **args.sets, "eval.every": 0,
+                                 "run.iterations": 1_000_000, "sampling.threads": args.threads,
+                                 "run.seed": args.seed}
+    if "generation.withhold_families" not in args.sets:
+        overrides["generation.withhold_families"] = withheld_quarter(load_config(base, args.sets), args.seed)
     if arm == "fixed":
         d = args.fixed_difficulty
         if d is None:
@@ -67,6 +80,31 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
     if arm == "star":
         overrides |= {"training.rationalize": True}
     return load_config(base, overrides)
+
+
+QUARTERS = 4
+
+
+def withheld_quarter(cfg: SpadeConfig, seed: int, quarters: tuple[int, ...] | None = None) -> list[str]:
+    """The families an arm of `seed` never generates: of each kind it trains (with 2 families or more), the
+    (seed mod 4)-th quarter of its families in a fixed shuffled order, so seeds 0-3 withhold every family once.
+    `quarters` names other quarters (all four: the base arm, graded on every seed's unseen families)."""
+    import random
+
+    from spade.generate.registry import resolve_families
+
+    chosen = (seed % QUARTERS,) if quarters is None else quarters
+    by_kind: dict[str, list[str]] = {}
+    for family in resolve_families(cfg.generation.families, cfg.generation.kinds):
+        by_kind.setdefault(family.kind, []).append(family.name)
+    out = []
+    for kind, names in sorted(by_kind.items()):
+        if len(names) < 2:
+            continue  # withholding a kind's only family would leave the kind nothing to draw
+        order = sorted(names)
+        random.Random(f"spade-withhold|{kind}").shuffle(order)
+        out += [name for q in chosen for name in order[q::QUARTERS]]
+    return sorted(out)
 
 
 def cpu_seconds() -> float:
@@ -98,6 +136,27 @@ def live_descendants_cpu(root: int) -> float:
     return total / tick
 
 
+class CpuBudget:
+    """The loop's stop() for an arm: asked before each iteration, it says stop when the next iteration's
+    predicted end (CPU used so far plus the last iteration's CPU) passes the budget, so an arm ends within its
+    budget instead of overshooting it by up to one iteration. The first iteration is always run (nothing to
+    predict from: the time before it is the model's loading)."""
+
+    def __init__(self, budget_s: float, clock: Callable[[], float] = cpu_seconds) -> None:
+        self.budget_s = budget_s
+        self.clock = clock
+        self.start = clock()
+        self.asked: float | None = None  # the clock when last asked: the start of the iteration that followed
+        self.last_iteration_s = 0.0
+
+    def __call__(self) -> bool:
+        now = self.clock()
+        if self.asked is not None:
+            self.last_iteration_s = now - self.asked
+        self.asked = now
+        return now - self.start + self.last_iteration_s > self.budget_s
+
+
 def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str, Any]:
     from spade.pipeline.loop import run
     from spade.store import RunStore
@@ -105,7 +164,7 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
     if run_dir.exists():
         shutil.rmtree(run_dir)
     wall, cpu = time.perf_counter(), cpu_seconds()
-    run(cfg, run_dir, stop=lambda: cpu_seconds() - cpu > cpu_budget_s)
+    run(cfg, run_dir, stop=CpuBudget(cpu_budget_s))
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     with RunStore(run_dir) as store:
         counts = {name: store.query(sql)[0][0] for name, sql in {
@@ -127,26 +186,32 @@ def suite_key(suite: str, samples: int, temperature: float) -> str:
 
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
                  max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
-                 temperature: float = 0.0, graded: Any = None) -> dict[str, Any]:
+                 temperature: float = 0.0, graded: Any = None, withheld: list[str] | None = None) -> dict[str, Any]:
     """Each suite's pass@1 and per-task scores from the arm's last checkpoint; `graded(scores)` is called after
-    each suite, so a caller can keep what is measured before a long evaluation ends."""
+    each suite, so a caller can keep what is measured before a long evaluation ends. heldout-unseen holds the
+    held-out tasks of `withheld` (default: the families the arm's config withheld)."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
-    from spade.evaluate.suites import load_suite
+    from spade.evaluate.progress import PeriodicLines
+    from spade.evaluate.suites import UNSEEN, load_suite
     from spade.sandbox import SandboxPool
 
     cfg = cfg.model_copy(update={"sampling": cfg.sampling.model_copy(update={"max_new_tokens": max_new_tokens})})
     policy = load_policy(cfg, checkpoints)
     scores: dict[str, Any] = {}
     with SandboxPool(cfg.executor) as pool:
+        unseen = cfg.generation.withhold_families if withheld is None else withheld
         for suite in suites:
-            tasks = load_suite(suite)
+            if suite == UNSEEN and not unseen:
+                print(f"  {suite}: skipped (this arm withheld no family)", flush=True)
+                continue
+            tasks = load_suite(suite, unseen)
             if run_dir is not None:  # a held-out split loses the arm's own tasks
                 tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
             tasks = tasks[:limit] if limit else tasks
             started = time.perf_counter()
             report = evaluate(policy, pool, tasks, samples=samples, temperature=temperature, ks=(1,), seed=0,
-                              suite=suite)
+                              suite=suite, progress=PeriodicLines(every_s=60, prefix=f"  {suite}: "))
             key = suite_key(suite, samples, temperature)
             scores[key] = {"pass@1": report.pass_at_k[1], "tasks": report.n_tasks,
                            "eval_s": round(time.perf_counter() - started, 1),
@@ -165,7 +230,9 @@ def main() -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
     p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
     p.add_argument("--fixed-difficulty", type=float, default=None)
-    p.add_argument("--suites", default="builtin,heldout,humaneval")
+    p.add_argument("--suites", default="heldout-unseen,humaneval,builtin,heldout",
+                   help="graded suites, the headline ones first: heldout-unseen (the held-out tasks of the families "
+                        "the arm never generated), humaneval; every one is also screened for contamination")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--eval-samples", type=int, default=1,
                    help="samples per task when evaluating; above 1, pass@1 is each task's passing share and the "
@@ -209,15 +276,23 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "efficacy.json"
     fixed = arm_config(args.config, "fixed", args).evolution.initial_difficulty  # the level the fixed arm holds
-    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {}}
+    results: dict[str, Any] = {"minutes": args.minutes, "fixed_difficulty": fixed, "arms": {},
+                               "withhold": {"seed": args.seed, "quarter": args.seed % QUARTERS}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
         name = arm + args.label if arm != "none" else arm  # the base trains nothing: --set leaves it as it is
         print(f"== arm {name}: {args.minutes} min budget", flush=True)
-        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}
+        # The base trains nothing: it is graded on every quarter's unseen families, so each seed's arm pairs with it.
+        withheld = (cfg.generation.withhold_families if arm != "none"
+                    else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS))))
+        print(f"   unseen families ({'all quarters' if arm == 'none' else f'seed {args.seed}'}): "
+              f"{', '.join(withheld) or 'none'}", flush=True)
+        row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items,
+                               "withheld_families": withheld}
         checkpoints = None
         if arm != "none":
-            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
+            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items,
+                   "withheld_families": withheld}
             checkpoints = args.out / arm / "checkpoints"
         def graded(scores: dict[str, Any], name: str = name, row: dict[str, Any] = row) -> None:
             # The suites graded so far, written as they come: an evaluation stopped late keeps them.
@@ -226,7 +301,7 @@ def main() -> None:
 
         row["eval"] = evaluate_arm(cfg, checkpoints, suites, args.eval_limit, args.eval_max_new_tokens,
                                    args.out / arm if arm != "none" else None, args.eval_samples,
-                                   args.eval_temperature, graded)
+                                   args.eval_temperature, graded, withheld)
         results["arms"][name] = row
         results_path.write_text(json.dumps(results, indent=1))
     keys = [suite_key(s, args.eval_samples, args.eval_temperature) for s in suites]
@@ -263,8 +338,12 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             sys.exit(f"--reeval: arm {name!r}: {exc}")
         cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
         print(f"== arm {name}: graded again on {', '.join(suites)}", flush=True)
+        withheld = row.get("withheld_families")  # as recorded; runs before the unseen protocol withheld none
+        if withheld is None:
+            withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, run_dir / "checkpoints" if run_dir else None, suites, args.eval_limit,
-                             args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature)
+                             args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
+                             withheld=withheld)
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *fresh})
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
@@ -301,7 +380,8 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
     head = ["arm", *(f"{s} pass@1" for s in suites), "rollouts", "updates", "iters", "wall s", "cpu s"]
     print(" | ".join(head))
     for arm, row in results["arms"].items():
-        cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" for s in suites), str(row["rollouts"]),
+        cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" if s in row["eval"] else "-" for s in suites),
+                 str(row["rollouts"]),
                  str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)),
                  str(row.get("train_cpu_s", 0))]
         print(" | ".join(cells))
@@ -316,6 +396,8 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
     arms = results["arms"]
     for new, old in comparisons(list(arms)):
         for suite in suites:
+            if suite not in arms[old]["eval"] or suite not in arms[new]["eval"]:
+                continue  # not graded on this suite (heldout-unseen of an arm that withheld nothing)
             print_difference(f"{new} - {old}", suite, arms[old]["eval"][suite]["per_task"],
                              arms[new]["eval"][suite]["per_task"])
     groups: dict[str, list[str]] = {}
@@ -325,6 +407,8 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
         if len(groups[new]) == len(groups[old]) == 1:
             continue  # one seed a side: printed above
         for suite in suites:
+            if not all(any(suite in arms[a]["eval"] for a in groups[g]) for g in (old, new)):
+                continue
             print_difference(f"{new} ({len(groups[new])} seeds) - {old} ({len(groups[old])})", suite,
                              *(seed_mean(arms, groups[g], suite) for g in (old, new)))
 
@@ -343,7 +427,7 @@ def comparisons(arms: list[str]) -> list[tuple[str, str]]:
 def seed_mean(arms: dict[str, Any], members: list[str], suite: str) -> dict[str, float]:
     from spade.evaluate.stats import mean_per_task
 
-    return mean_per_task([arms[a]["eval"][suite]["per_task"] for a in members])
+    return mean_per_task([arms[a]["eval"][suite]["per_task"] for a in members if suite in arms[a]["eval"]])
 
 
 def print_difference(title: str, suite: str, old: dict[str, float], new: dict[str, float]) -> None:

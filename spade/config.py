@@ -186,10 +186,50 @@ class GenerationConfig(_Section):
     +3.5-6.0 points in six efficacy arms (three seeds each of co-evolution and fixed difficulty), all of it on the
     plain part (docs/benchmarks.md, "Does training help?", cdcb100)."""
 
+    seeds: str = ""
+    """A .json/.jsonl task file of seed tasks (each with a reference solution): with it, generation.seed_share of
+    each attempt's fresh slots are variants of these seeds (renamed, fresh inputs, composed with another family's
+    step as often as compose_share), validated like any task (write-up §8.1; `spade variants` writes them to a
+    file instead). Empty: no seeds."""
+    seed_share: float = Field(0.25, ge=0, le=1)
+    """Share of fresh task slots filled with variants of generation.seeds (when set)."""
+    withhold_families: list[str] = Field(default_factory=list)
+    """Families never drawn from, nor composed with: the unseen families a run is graded on (suite
+    heldout-unseen: the held-out tasks of exactly these families). bench/efficacy.py withholds a quarter of each
+    kind's families, chosen by its --seed."""
+
     @field_validator("kinds")
     @classmethod
     def _kinds(cls, v: dict[str, float]) -> dict[str, float]:
         return check_kind_mix(v)
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, v: str) -> str:
+        if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
+            raise ValueError("is not an existing .json/.jsonl task file; give the path of your seed tasks, "
+                             "or '' for none")
+        return v
+
+    @field_validator("withhold_families")
+    @classmethod
+    def _withhold(cls, v: list[str]) -> list[str]:
+        from spade.registry import FAMILIES  # the plug-ins register on this first lookup
+
+        unknown = [name for name in v if name not in FAMILIES]
+        if unknown:
+            known = FAMILIES.names()
+            raise ValueError(f"unknown family '{unknown[0]}'; withhold registered families ({len(known)} known: "
+                             f"{', '.join(known)})")
+        return v
+
+    @model_validator(mode="after")
+    def _withheld_not_named(self) -> GenerationConfig:
+        named = [name for name in self.families if name in self.withhold_families]
+        if named:
+            raise ValueError(f"family '{named[0]}' is both in generation.families and generation.withhold_families; "
+                             "drop it from one of them")
+        return self
 
 
 class SamplingConfig(_Section):
@@ -402,6 +442,16 @@ class RewardConfig(_Section):
         return self
 
 
+def _known_suite(v: str) -> str:
+    from spade.registry import SUITES  # its built-in suites register on first lookup (no model or sandbox)
+
+    if v in SUITES or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
+        return v
+    raise ValueError(
+        f"is neither a named suite ({', '.join(SUITES.names())}) nor an existing .json/.jsonl task file"
+    )
+
+
 class EvalConfig(_Section):
     suite: str = "builtin"
     """The suite whose figures are reported: a named suite (builtin, humaneval, heldout) or the path of a
@@ -429,17 +479,26 @@ class EvalConfig(_Section):
     noise. 1 restores the margin-only rule. E.g. 5 tasks worse and none better gives p = 1/32."""
     lower_lr_on_rollback: float = Field(1.0, gt=0, le=1)
     """Multiply the learning rate by this factor after each rollback; 1 keeps it."""
+    contamination_suites: list[str] = Field(default_factory=list)
+    """More suites (beside suite and gate_suite) that training must not answer by behaviour: a generated task whose
+    reference returns an evaluation task's expected values on all its inputs is rejected (contaminated_behaviour)
+    for a foreign suite (builtin, humaneval, heldout-unseen, a task file), and leaves that task out of the
+    evaluation for an in-distribution one (heldout...). Named suites or task files, as for suite."""
+
+    @field_validator("contamination_suites")
+    @classmethod
+    def _suites(cls, v: list[str]) -> list[str]:
+        for name in v:
+            try:
+                _known_suite(name)
+            except ValueError as exc:
+                raise ValueError(f"{name!r} {exc}") from None
+        return v
 
     @field_validator("suite", "gate_suite")
     @classmethod
     def _suite(cls, v: str) -> str:
-        from spade.registry import SUITES  # its built-in suites register on first lookup (no model or sandbox)
-
-        if v in SUITES or (Path(v).suffix in (".json", ".jsonl") and Path(v).is_file()):
-            return v
-        raise ValueError(
-            f"is neither a named suite ({', '.join(SUITES.names())}) nor an existing .json/.jsonl task file"
-        )
+        return _known_suite(v)
 
     @model_validator(mode="after")
     def _split(self) -> EvalConfig:

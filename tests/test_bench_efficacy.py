@@ -138,3 +138,58 @@ def test_a_recipe_run_from_several_seeds_is_also_compared_on_its_per_task_means(
         "coevolve - none", "coevolve-s1 - none", "fixed - none", "coevolve - fixed",
         "coevolve (2 seeds) - none (1)", "coevolve (2 seeds) - fixed (1)"]
     assert lines[4].startswith("coevolve (2 seeds) - none (1) on builtin: +0.500") and "3 tasks" in lines[4]
+
+
+def _iterations_within(budget_s: float, costs: list[float], stop) -> tuple[int, float]:
+    """Drive a stop rule as the loop does (asked before each iteration); (iterations run, CPU used)."""
+    clock = stop.clock
+    for i, _ in enumerate(costs):
+        if stop():
+            return i, clock() - stop.start
+        clock.now += costs[i]
+    return len(costs), clock() - stop.start
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_an_arm_stops_before_an_iteration_predicted_to_end_past_its_budget():
+    efficacy = _efficacy()
+    stop = efficacy.CpuBudget(45.0, clock=_Clock())
+    ran, used = _iterations_within(45.0, [10.0] * 20, stop)
+    assert (ran, used) == (4, 40.0)  # a fifth 10 s iteration would end at 50 s; asking "past 45 s?" ran it
+
+
+def test_the_prediction_follows_the_last_iteration_and_the_first_always_runs():
+    efficacy = _efficacy()
+    stop = efficacy.CpuBudget(45.0, clock=_Clock())
+    ran, used = _iterations_within(45.0, [60.0, 1.0], stop)
+    assert (ran, used) == (1, 60.0)  # the first runs however long; nothing predicts it
+    stop = efficacy.CpuBudget(45.0, clock=_Clock())
+    ran, used = _iterations_within(45.0, [5.0, 5.0, 30.0, 5.0, 5.0], stop)
+    assert (ran, used) == (3, 40.0)  # after the 30 s one, another 30 s is predicted: 40 + 30 > 45
+
+
+def test_seeds_0_to_3_withhold_every_family_once_and_the_arms_config_records_its_quarter():
+    import argparse
+
+    from spade.config import load_config
+    from spade.generate.registry import resolve_families
+
+    efficacy = _efficacy()
+    base = load_config(ROOT / "configs" / "efficacy.yaml")
+    quarters = [efficacy.withheld_quarter(base, seed) for seed in range(4)]
+    every = sorted(f.name for f in resolve_families(base.generation.families, base.generation.kinds))
+    assert sorted(name for q in quarters for name in q) == every  # a partition: each family in one quarter
+    assert all(len(every) // 4 <= len(q) <= len(every) // 4 + 1 for q in quarters)
+    assert efficacy.withheld_quarter(base, 5) == quarters[1]
+    args = argparse.Namespace(sets={}, threads=1, seed=2, suites="heldout-unseen,humaneval,builtin",
+                              fixed_difficulty=None)
+    cfg = efficacy.arm_config(ROOT / "configs" / "efficacy.yaml", "coevolve", args)
+    assert cfg.generation.withhold_families == quarters[2]
+    assert cfg.eval.contamination_suites == ["heldout-unseen", "humaneval", "builtin"]

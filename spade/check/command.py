@@ -41,7 +41,7 @@ def host_facts(cfg: SpadeConfig) -> HostFacts:
     except SandboxError as exc:
         same, detail = False, f"the sandbox did not start: {exc}"
     try:
-        eval_tasks = len(load_suite(cfg.eval.suite))
+        eval_tasks = len(load_suite(cfg.eval.suite, cfg.generation.withhold_families))
     except SpadeError:
         eval_tasks = 0
     return HostFacts(isolation, same, detail, eval_tasks, validation, _task_schema(), _store())

@@ -174,8 +174,8 @@ class Environment:
                 pool = self._pool
             self._refresh_dedup(store)
             llm = cfg.generation.proposer == "llm"
-            families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families,
-                                                                             cfg.generation.kinds)]
+            families = [EXTERNAL] if llm else [f.name for f in resolve_families(
+                cfg.generation.families, cfg.generation.kinds, cfg.generation.withhold_families)]
             gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
             supply = TaskSupply(cfg.model_copy(update={"generation": gen}), store, pool, self.controller(),
                                 self._dedup, families, _proposer(cfg) if llm else None)
@@ -352,7 +352,8 @@ def _controller(cfg: SpadeConfig, state: RunState) -> Any:
     if state.controller:
         return Controller.from_state(cfg.evolution, state.controller)
     llm = cfg.generation.proposer == "llm"
-    families = [EXTERNAL] if llm else [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
+    families = [EXTERNAL] if llm else [f.name for f in resolve_families(
+        cfg.generation.families, cfg.generation.kinds, cfg.generation.withhold_families)]
     return Controller(cfg.evolution, families)
 
 
@@ -361,7 +362,7 @@ def _reserved(cfg: SpadeConfig) -> list[Task]:
     from spade.evaluate.suites import in_distribution, load_suite
 
     return [t for name in dict.fromkeys((cfg.eval.suite, cfg.eval.gate_suite)) if not in_distribution(name)
-            for t in load_suite(name)]
+            for t in load_suite(name, cfg.generation.withhold_families)]
 
 
 def _proposer(cfg: SpadeConfig) -> Any:

@@ -36,13 +36,14 @@ def eval_command(
 ) -> int:
     """Evaluate and print; n defaults to max(ks); temperature to 0 (greedy) for n = 1, else sampling's."""
     from spade.evaluate.evaluator import evaluate, grade_samples
+    from spade.evaluate.progress import EvalProgress
     from spade.evaluate.suites import load_suite
     from spade.sandbox.backend import open_pool
 
     ks = check_ks(ks, n)
     if samples_path is not None and (checkpoint is not None or n is not None or temperature is not None):
         raise ConfigError("--samples grades completions made elsewhere; drop --checkpoint, --n and --temperature")
-    tasks = load_suite(suite)
+    tasks = load_suite(suite, cfg.generation.withhold_families)
     if run_dir is not None:
         tasks = drop_run_tasks(suite, tasks, run_dir, cfg.generation.dedup_threshold)
     limit = cfg.eval.limit if limit is None else limit
@@ -57,7 +58,9 @@ def eval_command(
             samples = n or max(ks)
             temp = temperature if temperature is not None else (0.0 if samples == 1 else cfg.sampling.temperature)
             policy = load_policy(cfg, checkpoint)
-            report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed, suite=label)
+            with EvalProgress(f"eval {label}") as progress:
+                report = evaluate(policy, pool, tasks, samples=samples, temperature=temp, ks=ks, seed=seed,
+                                  suite=label, progress=progress)
     print_report(report, tasks, checkpoint_label(checkpoint, samples_path))
     if run_dir is not None:
         for line in compare_with_saved(run_dir, report, checkpoint_label(checkpoint, samples_path)):
@@ -70,6 +73,7 @@ def eval_command(
 
 def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold: float) -> list[Task]:
     """A held-out split evaluated for a run loses the tasks that duplicate one the run trained on."""
+    from spade.dedup.behaviour import MATCHES_NAME, read_matches
     from spade.evaluate.heldout import drop_trained
     from spade.evaluate.suites import in_distribution
     from spade.store import RunStore
@@ -79,7 +83,11 @@ def drop_run_tasks(suite: str, tasks: list[Task], run_dir: str | Path, threshold
         return tasks
     with RunStore(run_dir) as store:
         kept, dropped = drop_trained(tasks, store.tasks(), threshold)
-    print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir}")
+    matched = set(read_matches(Path(run_dir) / MATCHES_NAME))  # trained tasks that answer them (by behaviour)
+    dropped += sum(t.task_id in matched for t in kept)
+    kept = [t for t in kept if t.task_id not in matched]
+    print(f"{suite}: left out {dropped} of {len(tasks)} tasks that duplicate a task of the run in {run_dir} "
+          "(by wording, or answered by its reference)")
     return kept
 
 

@@ -8,7 +8,7 @@ and hidden test passes; failures of the candidate are counted, never raised.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,16 +35,24 @@ def evaluate(
     ks: Sequence[int] = (1,),
     seed: int = 0,
     suite: str = "custom",
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> EvalReport:
-    """Sample `samples` completions per task in one batched call, grade them on all tests, report pass@k."""
+    """Sample `samples` completions per task in one batched call, grade them on all tests, report pass@k.
+    `progress(stage, done, total)` hears of both stages ('sample', then 'grade') as they go."""
     usable_ks(ks, samples)  # refuse impossible ks before spending minutes sampling
     tasks = list(tasks)
-    completions = policy.sample(tasks, samples, temperature=temperature, seed=seed)
+    report = progress or (lambda stage, done, total: None)
+    report("sample", 0, len(tasks) * samples)
+    completions = policy.sample(tasks, samples, temperature=temperature, seed=seed,
+                                on_progress=lambda done, total: report("sample", done, total))
     if len(completions) != len(tasks):
         raise ValueError(f"policy returned {len(completions)} completion lists for {len(tasks)} tasks")
     flat = [(task, c, f"{task.task_id}:eval:{k}") for task, row in zip(tasks, completions) for k, c in enumerate(row)]
+    graded = iter(range(1, len(flat) + 1))
+    report("grade", 0, len(flat))
     rollouts = Grader(pool, RewardConfig()).grade([t for t, _, _ in flat], [c for _, c, _ in flat],
-                                                  ids=[i for _, _, i in flat])
+                                                  ids=[i for _, _, i in flat],
+                                                  on_done=lambda _i: report("grade", next(graded), len(flat)))
     return build_report(suite, tasks, _tallies(tasks, [len(row) for row in completions], rollouts), ks)
 
 

@@ -1,6 +1,7 @@
 """Fixed evaluation suites by name: 'builtin' (shipped with SPADE), 'humaneval', 'heldout' (the held-out
 suite's test split) and 'heldout-dev' (its dev split, the eval gate's), 'heldout-<kind>' and 'heldout-<kind>-dev'
-for every other task kind with registered families (e.g. heldout-program), or a path to a task file.
+for every other task kind with registered families (e.g. heldout-program), 'heldout-unseen' (the held-out tasks
+of the families a run withheld from generation: generation.withhold_families), or a path to a task file.
 
 In: a suite name or a path to JSON/JSONL in SPADE's task schema. Out: a list of `Task` records, never shown
 to training. Unknown names raise ConfigError listing the choices; suites register in spade.registry.SUITES. The
@@ -10,7 +11,7 @@ from training (`in_distribution`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spade.errors import ConfigError
@@ -59,7 +60,30 @@ def _register_kind_suites() -> list[str]:
     return names
 
 
+UNSEEN = "heldout-unseen"
+
+
+def _unseen_without_families() -> list[Task]:
+    raise ConfigError(f"eval suite {UNSEEN!r} holds the held-out tasks of the families a run withheld; set "
+                      "generation.withhold_families (e.g. --set 'generation.withhold_families=[primes]')")
+
+
+def load_unseen(withheld: Sequence[str]) -> list[Task]:
+    """The held-out tasks (both splits: no run trains on these families, so none are the gate's) of exactly the
+    `withheld` families, of every kind they belong to, in each kind's suite order."""
+    from spade.evaluate.heldout import load_heldout
+    from spade.generate.registry import get_family
+
+    if not withheld:
+        return _unseen_without_families()
+    wanted = set(withheld)
+    kinds = sorted({get_family(name).kind for name in wanted})
+    return [t for kind in kinds for split in ("test", "dev") for t in load_heldout(split, kind=kind)
+            if t.family in wanted]
+
+
 SUITES.register("builtin", _builtin)
+SUITES.register(UNSEEN, _unseen_without_families)
 SUITES.register("humaneval", _humaneval)
 SUITES.register("heldout", _heldout("test"))
 SUITES.register("heldout-dev", _heldout("dev"))
@@ -77,8 +101,11 @@ def in_distribution(name: str) -> bool:
     return name in _IN_DISTRIBUTION
 
 
-def load_suite(name_or_path: str) -> list[Task]:
-    """The tasks of a named suite, or of a .json/.jsonl task file."""
+def load_suite(name_or_path: str, withheld: Sequence[str] = ()) -> list[Task]:
+    """The tasks of a named suite, or of a .json/.jsonl task file; `withheld` (generation.withhold_families)
+    makes heldout-unseen."""
+    if name_or_path == UNSEEN:
+        return load_unseen(withheld)
     if name_or_path in SUITES:
         loader: Callable[[], list[Task]] = SUITES.get(name_or_path)
         return loader()

@@ -17,7 +17,7 @@ from rich.console import Console
 from spade.config import SpadeConfig
 from spade.errors import TaskFormatError
 from spade.generate.variants import seed_variant
-from spade.pycode import parse_untrusted
+from spade.generate.seeds import check_seeds
 from spade.taskio import load_tasks, task_to_dict
 
 
@@ -28,16 +28,7 @@ def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, co
 
     if count < 1:
         raise TaskFormatError(f"--count = {count}: give at least 1 variant per seed task")
-    seeds = load_tasks(seeds_path)
-    missing = [t.task_id for t in seeds if not t.reference_solution]
-    if missing:
-        raise TaskFormatError(f"{seeds_path}: task {missing[0]} has no reference_solution; variants need one")
-    for t in seeds:  # variants rewrite the reference's syntax tree: it must parse, and stay walkable
-        try:
-            parse_untrusted(t.reference_solution or "")
-        except SyntaxError as exc:
-            raise TaskFormatError(f"{seeds_path}: task {t.task_id}: field 'reference_solution' does not parse "
-                                  f"({exc.msg}); fix the seed's reference, variants are rewritten from it") from None
+    seeds = check_seeds(load_tasks(seeds_path), seeds_path)
     gen = cfg.generation
     drafts = [seed_variant(t, cfg.run.seed, i, gen.public_tests, gen.hidden_tests, compose=compose and i > 0)
               for t in seeds for i in range(count)]

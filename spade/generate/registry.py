@@ -6,7 +6,7 @@ The built-in families (spade/generate/families/) register themselves on first lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from spade.generate.family import Family
 from spade.records import PYTHON_FUNCTION
@@ -26,10 +26,12 @@ def family_names() -> list[str]:
     return FAMILIES.names()
 
 
-def resolve_families(names: list[str] | tuple[str, ...], kinds: Mapping[str, float] | None = None) -> list[Family]:
+def resolve_families(names: list[str] | tuple[str, ...], kinds: Mapping[str, float] | None = None,
+                     withhold: Collection[str] = ()) -> list[Family]:
     """The families a config asks for: those named; else every family of the kinds weighted above 0 in `kinds`
-    (generation.kinds; every Python function family when None)."""
+    (generation.kinds; every Python function family when None); never one in `withhold`
+    (generation.withhold_families)."""
     if names:
-        return [get_family(n) for n in names]
+        return [get_family(n) for n in names if n not in withhold]
     wanted = {PYTHON_FUNCTION} if kinds is None else {k for k, w in kinds.items() if w > 0}
-    return [f for f in map(get_family, family_names()) if f.kind in wanted]
+    return [f for f in map(get_family, family_names()) if f.kind in wanted and f.name not in withhold]

@@ -24,6 +24,7 @@ from spade.store import IterationTask, IterationWrite, RunStore
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex
+    from spade.dedup.behaviour import ContaminationScreen
     from spade.generate.proposer import LLMProposer, ProposalBatch
     from spade.sandbox import SandboxPool
     from spade.validate.outcome import ValidationOutcome
@@ -45,6 +46,7 @@ class TaskSupply:
     families: list[str]
     proposer: LLMProposer | None = None
     progress: Progress = field(default=lambda stage, done, total: None)
+    screen: ContaminationScreen | None = None  # contamination by behaviour (spade.dedup.behaviour)
 
     def draw(self, w: IterationWrite) -> list[Task]:
         """The iteration's tasks: fresh ones first, then the replayed ones."""
@@ -78,11 +80,12 @@ class TaskSupply:
                 drafts = self._composed_retries(seeds, first_index)
                 family_of = {d.task_id: t.family for d, t in zip(drafts, seeds)}
                 duplicates = []
-                plain = self._procedural(need - len(drafts), first_index + len(drafts), rng)
+                users, user_seeds = self._from_seed_file(need - len(drafts), first_index + 700, w.iteration, attempt)
+                plain = self._procedural(need - len(drafts) - len(users), first_index + len(drafts), rng)
                 marked = self._marked_to_compose(plain, w.iteration, attempt)
-                outcomes = self._validate(drafts + plain, {t.task_id: t for t in seeds})
+                outcomes = self._validate(drafts + plain + users, {**{t.task_id: t for t in seeds}, **user_seeds})
                 held: list[Task] = []
-                self._take(w, drafts + plain, outcomes, family_of, accepted, duplicates, marked, held)
+                self._take(w, drafts + plain + users, outcomes, family_of, accepted, duplicates, marked, held)
                 if held:
                     self._compose_held(w, held, first_index + 500, accepted)
         self.progress("generate", len(accepted), wanted)
@@ -102,6 +105,23 @@ class TaskSupply:
             drafts.append(draft_task(family, self.controller.difficulty(family), self.cfg.run.seed,
                                      first_index + slot, gen.public_tests, gen.hidden_tests))
         return drafts
+
+    def _from_seed_file(self, room: int, first_index: int, iteration: int,
+                        attempt: int) -> tuple[list[TaskDraft], dict[str, Task]]:
+        """With generation.seeds: variant drafts of the user's seed tasks for generation.seed_share of the `room`
+        fresh slots, and the seeds by id (a composed variant must change its seed's answer). Drawn apart from the
+        plan, so a run without seeds draws as before."""
+        from spade.generate.seeds import load_seeds, seed_drafts
+
+        gen = self.cfg.generation
+        if not gen.seeds or room <= 0:
+            return [], {}
+        count = min(room, round(room * gen.seed_share))
+        seeds = load_seeds(gen.seeds)
+        rng = random.Random(seeded(self.cfg.run.seed, iteration, f"seeds|{attempt}"))
+        drafts = seed_drafts(seeds, count, rng, self.cfg.run.seed, first_index, gen.public_tests, gen.hidden_tests,
+                             gen.compose_share, gen.withhold_families)
+        return drafts, {t.task_id: t for t in seeds}
 
     def _kind_mix(self, names: list[str]) -> dict[str, list[str]] | None:
         """Families per weighted kind, when families were not named and more than one kind is weighted (with one
@@ -123,6 +143,8 @@ class TaskSupply:
         outcomes = validate_drafts(drafts, self.pool, self.cfg.generation)
         if seeds:  # composed retries must change their seed's answer, as in `spade variants`
             outcomes = require_effect(outcomes, seeds, self.pool, self.cfg.generation)
+        if self.screen is not None:  # a task that answers an evaluation task is no training task
+            outcomes = self.screen.exclude(outcomes, self.pool)
         return outcomes
 
     def _take(self, w: IterationWrite, drafts: list[TaskDraft], outcomes: list[ValidationOutcome],
@@ -207,7 +229,7 @@ class TaskSupply:
         gen = self.cfg.generation
         # Index >= 1: a seed's variant 0 is never composed. Distinct per iteration and attempt.
         return [seed_variant(task, self.cfg.run.seed, 1 + first_index + k, gen.public_tests, gen.hidden_tests,
-                             compose=True) for k, task in enumerate(duplicates)]
+                             compose=True, withhold=gen.withhold_families) for k, task in enumerate(duplicates)]
 
     def _propose(self, w: IterationWrite, count: int, first_index: int) -> ProposalBatch:
         """LLM-proposed drafts at the difficulty of the 'external' family, shown recent tasks from the store."""

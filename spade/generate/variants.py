@@ -16,6 +16,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Collection
 from typing import Any
 
 from spade.generate.compose import Choice, composed_reference, composed_signature, fitting, pick, private_name, sentence
@@ -27,11 +28,12 @@ _PARAM_NAMES = ("values", "items", "data", "seq", "arr", "text", "word", "n", "k
 
 
 def seed_variant(task: Task, seed: int, index: int, n_public: int = 3, n_hidden: int = 5,
-                 compose: bool = False) -> TaskDraft:
+                 compose: bool = False, withhold: Collection[str] = ()) -> TaskDraft:
     """One variant of `task`: renamed and with fresh inputs drawn around the seed's own.
 
     With `compose`, one transform that fits the seed's types is composed in as well (the index-th of a
-    shuffled list, so a seed's composed variants differ); a seed no transform fits gets a plain variant."""
+    shuffled list, so a seed's composed variants differ; none from a family in `withhold`); a seed no transform
+    fits gets a plain variant."""
     if not task.reference_solution:
         raise ValueError(f"seed task {task.task_id} has no reference_solution; variants need one to execute")
     rng = random.Random(f"spade-variant|{task.task_id}|{seed}|{index}")
@@ -43,7 +45,8 @@ def seed_variant(task: Task, seed: int, index: int, n_public: int = 3, n_hidden:
     fresh = [[_perturb(a, rng) for a in rng.choice(seen)] for _ in range(4 * (n_public + n_hidden))] if seen else []
     inputs = _unique(fresh + [_edge(args) for args in seen[:2]])
     rng.shuffle(inputs)
-    choice = pick(fitting(signature), random.Random(f"spade-compose|{task.task_id}|{seed}"), index) if compose else None
+    fits = [c for c in fitting(signature) if c.transform.family not in withhold] if compose else []
+    choice = pick(fits, random.Random(f"spade-compose|{task.task_id}|{seed}"), index) if compose else None
     tags, difficulty = (*task.tags, "variant"), task.difficulty
     params: dict[str, Any] = {"seed_task": task.task_id, "renames": names}
     provenance: dict[str, Any] = {"source": "variant", "seed_task": task.task_id, "seed": seed, "index": index}

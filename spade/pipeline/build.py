@@ -28,7 +28,12 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
 
     llm_tasks = cfg.generation.proposer == "llm"
     gen = cfg.generation
-    families = [EXTERNAL] if llm_tasks else [f.name for f in resolve_families(gen.families, gen.kinds)]
+    if gen.seeds and not llm_tasks:  # a seed file that cannot make variants fails before the model loads
+        from spade.generate.seeds import load_seeds
+
+        load_seeds(gen.seeds)
+    families = [EXTERNAL] if llm_tasks else [
+        f.name for f in resolve_families(gen.families, gen.kinds, gen.withhold_families)]
     last = store.last_iteration()
     state = store.state_after(last)
     controller = (
@@ -36,18 +41,19 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         if state.controller
         else Controller(cfg.evolution, families)
     )
-    suite = load_suite(cfg.eval.suite)
+    suite = load_suite(cfg.eval.suite, gen.withhold_families)
     eval_tasks = suite[: cfg.eval.limit] if cfg.eval.limit else suite
     trains = cfg.training.update_method in TRAINERS and cfg.eval.every > 0
-    gate_suite = load_suite(cfg.eval.gate_suite) if trains else []
+    gate_suite = load_suite(cfg.eval.gate_suite, gen.withhold_families) if trains else []
     gate_tasks = gate_split(eval_tasks, gate_suite, cfg.eval.gate_limit or cfg.eval.limit,
                             cfg.generation.dedup_threshold)
     # A foreign suite is reserved whole in the index, so none of its problems can leak into training. The
     # held-out splits share the families' few hundred problems: reserving them would starve the supply, so
     # evaluate_policy drops the ones a run has trained on instead.
-    reserved = [t for name, tasks in ((cfg.eval.suite, suite), (cfg.eval.gate_suite, gate_suite))
-                if not in_distribution(name) for t in tasks]
+    checked = checked_suites(cfg, {cfg.eval.suite: suite, cfg.eval.gate_suite: gate_suite})
+    reserved = [t for name, tasks in checked.items() if not in_distribution(name) for t in tasks]
     dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
+    screen = contamination_screen(store, checked)
     with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
@@ -64,7 +70,29 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
         yield Engine(cfg=cfg, store=store, pool=pool, policy=policy, trainer=trainer, controller=controller,
                      dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
                      proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint,
-                     selfplay=make_selfplay(cfg, store, state.selfplay))
+                     selfplay=make_selfplay(cfg, store, state.selfplay), screen=screen)
+
+
+def checked_suites(cfg: SpadeConfig, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
+    """The suites training must not reproduce: the run's reported and gate suites (loaded already) and
+    eval.contamination_suites."""
+    from spade.evaluate.suites import load_suite
+
+    suites = {name: tasks for name, tasks in loaded.items() if tasks}
+    for name in cfg.eval.contamination_suites:
+        if name not in suites:
+            suites[name] = load_suite(name, cfg.generation.withhold_families)
+    return suites
+
+
+def contamination_screen(store: RunStore, suites: dict[str, list[Task]]) -> Any:
+    """The behaviour screen over `suites`: foreign ones are reserved (a task answering one is rejected),
+    in-distribution ones are filtered at evaluation; matches are kept in the run directory."""
+    from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
+    from spade.evaluate.suites import in_distribution
+
+    return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
+                               store.run_dir / MATCHES_NAME)
 
 
 def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, threshold: float) -> list[Task]:

@@ -1,4 +1,5 @@
-"""The live view of `spade run`: a bar per stage and a status line per iteration (rich).
+"""The live view of `spade run`: a bar per stage and a status line per iteration (rich); when stderr is not a
+terminal, periodic lines per stage instead of bars (spade.evaluate.progress).
 
 Status line: iteration, target difficulty, mean reward, pass rate, tokens/s, executions/s.
 """
@@ -10,6 +11,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from spade.evaluate.progress import PeriodicLines
+
 
 class LoopDisplay:
     def __init__(self, iterations: int):
@@ -20,6 +23,7 @@ class LoopDisplay:
         )
         self.loop = self.progress.add_task("iterations", total=iterations, status="")
         self.stages: dict[str, Any] = {}
+        self.lines = PeriodicLines()
 
     def __enter__(self) -> LoopDisplay:
         self.progress.start()
@@ -29,6 +33,8 @@ class LoopDisplay:
         self.progress.stop()
 
     def stage(self, name: str, done: int, total: int) -> None:
+        if not self.console.is_terminal:  # no live bars in a log: a line now and then instead
+            self.lines(name, done, total)
         if name not in self.stages:
             self.stages[name] = self.progress.add_task(name, total=max(total, 1), status="")
         self.progress.update(self.stages[name], completed=done, total=max(total, 1))

@@ -27,6 +27,7 @@ from spade.store import IterationWrite, RunStore
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex
+    from spade.dedup.behaviour import ContaminationScreen
     from spade.generate.proposer import LLMProposer
     from spade.policy.base import Policy
     from spade.sandbox import SandboxPool
@@ -59,11 +60,12 @@ class Engine:
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
     rationales: tuple[Sample, ...] = ()  # this iteration's passing hinted samples (training.rationalize), for its update
     selfplay: SelfPlay | None = None  # when selfplay.enabled (spade.selfplay)
+    screen: ContaminationScreen | None = None  # contamination by behaviour against the evaluation suites
 
     @property
     def supply(self) -> TaskSupply:
         return TaskSupply(self.cfg, self.store, self.pool, self.controller, self.dedup, self.families, self.proposer,
-                          self.progress)
+                          self.progress, self.screen)
 
     @property
     def grader(self) -> Grader:
@@ -85,8 +87,11 @@ def seeded(cfg: SpadeConfig, iteration: int, purpose: str) -> int:
 def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
     """Fresh validated, deduplicated tasks at the controller's difficulties, plus the replay share."""
     started = time.perf_counter()
+    screened = e.screen.seconds if e.screen is not None else 0.0
     tasks = e.selfplay.draw(e, w) if e.selfplay is not None else e.supply.draw(w)
     e.timed("generate", started)
+    if e.screen is not None:  # part of generate: the contamination screen's own share
+        e.timings["contamination"] = e.timings.get("contamination", 0.0) + e.screen.seconds - screened
     return tasks
 
 
@@ -223,10 +228,12 @@ def evaluate_policy(e: Engine, iteration: int, label: str, tasks: list[Task] | N
     started = time.perf_counter()
     tasks, suite = (e.eval_tasks, e.cfg.eval.suite) if tasks is None else (tasks, suite or label)
     if in_distribution(suite):
-        tasks = [t for t in tasks if not e.dedup.check(t).duplicate]
+        matched = e.screen.matched if e.screen is not None else set()
+        tasks = [t for t in tasks if t.task_id not in matched and not e.dedup.check(t).duplicate]
     ks = sorted({1, *e.cfg.eval.ks})  # the gate reads pass@1
     report = evaluate(e.policy, e.pool, tasks, samples=e.cfg.eval.samples, temperature=e.cfg.eval.temperature,
-                      ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label)
+                      ks=ks, seed=seeded(e.cfg, iteration, "eval"), suite=label,
+                      progress=lambda stage, done, total: e.progress(f"eval {stage}", done, total))
     e.timed("eval", started)
     return report  # filed under `label`
 

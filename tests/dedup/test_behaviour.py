@@ -1,0 +1,106 @@
+"""Contamination by behaviour: a generated task whose reference answers an evaluation task (its expected values on
+all its inputs) is kept out of training however it is worded, and counted in `spade status`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from spade.config import SpadeConfig
+from spade.curriculum import Controller
+from spade.dedup import DedupIndex
+from spade.dedup.behaviour import MATCHES_NAME, REASON, BehaviourIndex
+from spade.evaluate.suites import load_suite
+from spade.generate.procedural import draft_task
+from spade.kinds import validate_drafts
+from spade.pipeline.build import contamination_screen
+from spade.pipeline.stages import Engine, make_tasks
+from spade.pipeline.status import status_command, summarise
+from spade.sandbox import SandboxPool
+from spade.store import IterationWrite, RunStore
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with SandboxPool(SpadeConfig.model_validate({"executor": {"workers": 2}}).executor) as p:
+        yield p
+
+
+def _primes(pool, difficulties, seed=0):
+    cfg = SpadeConfig.model_validate({"executor": {"workers": 2}})
+    drafts = [draft_task("primes", d, seed, i, 3, 5) for i, d in enumerate(difficulties)]
+    return [o.task for o in validate_drafts(drafts, pool, cfg.generation) if o.accepted]
+
+
+def test_generated_primality_tasks_pass_the_wording_check_but_not_the_behaviour_check(pool):
+    builtin = load_suite("builtin")
+    tasks = [t for t in _primes(pool, [0.0] * 6) if "-> bool" in t.signature]
+    assert tasks
+    wording = DedupIndex.from_tasks(builtin)
+    assert not any(wording.check(t).duplicate for t in tasks)  # what the loop checked before
+    matches = BehaviourIndex({"builtin": builtin}).screen(tasks, pool)
+    assert {m.task_id for m in matches} == {t.task_id for t in tasks}
+    assert {m.eval_id for m in matches} == {"builtin/is_prime"}
+
+
+def test_a_task_that_answers_no_evaluation_task_is_kept(pool):
+    twins = [t for t in _primes(pool, [0.9] * 8, seed=3) if t.signature.endswith("list[list[int]]:")]
+    assert twins  # twin prime pairs: no built-in task returns them
+    assert BehaviourIndex({"builtin": load_suite("builtin")}).screen(twins, pool) == []
+
+
+def test_a_constant_evaluation_task_is_never_matched(pool):
+    from dataclasses import replace
+
+    from spade.records import TestCase
+
+    task = _primes(pool, [0.0])[0]
+    constant = replace(task, task_id="eval/constant", test_cases=(TestCase((4,), False), TestCase((6,), False)),
+                       hidden_test_cases=())
+    assert BehaviourIndex({"x": [constant]}).screen([task], pool) == []
+
+
+def test_the_loop_leaves_contaminated_tasks_out_and_status_counts_them(tmp_path, pool, capsys):
+    cfg = SpadeConfig.model_validate({"generation": {"families": ["primes"], "tasks_per_iteration": 6},
+                                      "evolution": {"initial_difficulty": 0.0, "difficulty_low": 0.0}, "executor": {"workers": 2}})
+    store = RunStore(tmp_path, create=True)
+    screen = contamination_screen(store, {"builtin": load_suite("builtin")})
+    e = Engine(cfg=cfg, store=store, pool=pool, policy=None, trainer=None,
+               controller=Controller(cfg.evolution, ["primes"]), dedup=DedupIndex(), eval_tasks=[],
+               families=["primes"], screen=screen)
+    w = IterationWrite(iteration=0)
+    tasks = make_tasks(e, w)
+    rejected = [r for r in w.rejections if r.reason == REASON]
+    assert rejected  # is_prime at the lowest difficulty: most draws answer builtin/is_prime
+    assert not any("-> bool" in t.signature for t in tasks)
+    recorded = [json.loads(line) for line in (tmp_path / MATCHES_NAME).read_text().splitlines()]
+    assert {r["task_id"] for r in recorded} >= {r.draft_id for r in rejected}
+    assert {r["eval_id"] for r in recorded} <= {"builtin/is_prime", "builtin/count_primes_below"}
+    store.commit_iteration(w)
+    assert summarise(store).rejected_by_reason[REASON] == len(rejected)
+    store.close()
+    status_command(str(tmp_path))
+    assert f"{REASON}" in capsys.readouterr().out
+
+
+def test_an_in_distribution_task_a_trained_task_answers_is_kept_for_training_and_left_out_of_the_eval(tmp_path, pool):
+    from dataclasses import replace
+
+    from spade.dedup.behaviour import ContaminationScreen
+    from spade.evaluate.commands import drop_run_tasks
+    from spade.kinds import validate_drafts
+
+    by_id = {t.task_id: t for t in load_suite("builtin")}
+    answered = replace(by_id["builtin/is_prime"], task_id="heldout/is_prime-x", description="Is n a prime?")
+    other = replace(by_id["builtin/gcd"], task_id="heldout/gcd-x")
+    RunStore(tmp_path, create=True).close()
+    screen = ContaminationScreen(BehaviourIndex({"heldout": [answered, other]}), reserved=[],
+                                 path=tmp_path / MATCHES_NAME)
+    cfg = SpadeConfig.model_validate({"executor": {"workers": 2}})
+    outcomes = validate_drafts([draft_task("primes", 0.0, 0, i, 3, 5) for i in range(3)], pool, cfg.generation)
+    kept = screen.exclude(outcomes, pool)
+    assert [o.accepted for o in kept] == [o.accepted for o in outcomes]  # in-distribution: still trained on
+    assert screen.matched == {"heldout/is_prime-x"}
+    left = drop_run_tasks("heldout", [answered, other], tmp_path, cfg.generation.dedup_threshold)
+    assert [t.task_id for t in left] == ["heldout/gcd-x"]
