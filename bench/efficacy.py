@@ -47,8 +47,8 @@ import resource
 import shutil
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -359,7 +359,7 @@ def merge(dirs: list[Path], out: Path) -> None:
     budgets = {p["minutes"] for p in parts if set(p["arms"]) - {"none"}}  # the base trains nothing: moot
     if len(budgets) > 1:
         sys.exit(f"--merge: the trained arms ran different budgets ({sorted(budgets)} minutes); merge equal ones")
-    for d, part in zip(dirs, parts):
+    for part in parts:
         clash = set(part["arms"]) & set(merged["arms"])
         if clash:
             sys.exit(f"--merge: arm {sorted(clash)[0]!r} is in more than one of the directories")

@@ -129,12 +129,12 @@ def main() -> None:
         for name, text in HOSTILE.items():
             for task in tasks:
                 for prefilled in (True, False):
-                    cpu, peak, out = _measure(lambda t=task, pf=prefilled: grade(pool, cfg, [Answer(t, text, pf)]))
+                    cpu, peak, out = _measure(lambda t=task, pf=prefilled, x=text: grade(pool, cfg, [Answer(t, x, pf)]))
                     rows.append((cpu, peak, name, f"grade {task.kind} prefilled={prefilled}", out))
-            cpu, peak, out = _measure(lambda: compute_score("spade", text, truth))
+            cpu, peak, out = _measure(lambda x=text: compute_score("spade", x, truth))
             rows.append((cpu, peak, name, "verl compute_score", out))
             for mode in ("spec", "code_first"):
-                cpu, peak, out = _measure(lambda m=mode: parse_answer(text, m))
+                cpu, peak, out = _measure(lambda m=mode, x=text: parse_answer(x, m))
                 rows.append((cpu, peak, name, f"proposer parse {mode}", out))
         after = grade(pool, cfg, [Answer(python_task, right, False)])[0]
     print(f"CPU: {_cpu_model()} ({os.cpu_count()} logical); Python {sys.version.split()[0]}; "

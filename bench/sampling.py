@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spade.config import load_config  # noqa: E402
 from spade.evaluate.suites import load_suite  # noqa: E402
 from spade.policy.embedded import EmbeddedPolicy, make_decoder  # noqa: E402
-from spade.policy.stops import closed_after_code  # noqa: E402
 from spade.policy.prompts import variant_for  # noqa: E402
+from spade.policy.stops import closed_after_code  # noqa: E402
 
 ENGINES = ("static", "generate", "hf")
 

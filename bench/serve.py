@@ -175,9 +175,9 @@ def main() -> None:
 
 def ray_vs_local(args: argparse.Namespace, jobs: list[tuple[str, str, str]]) -> None:
     """The same jobs on the local pool and on a Ray pool (a local Ray instance, one actor per worker)."""
-    from spade.sandbox.backend import open_pool
-
     import ray
+
+    from spade.sandbox.backend import open_pool
 
     ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
     local = SandboxPool(ExecutorConfig(workers=args.workers))

@@ -12,7 +12,6 @@ import logging
 import signal
 import sys
 from pathlib import Path
-
 from typing import Any
 
 from spade import __version__

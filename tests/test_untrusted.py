@@ -22,6 +22,7 @@ from spade.kinds import kind_of
 from spade.kinds.math.grammar import Form, Refused
 from spade.kinds.math.grammar import parse_answer as parse_math
 from spade.pycode import parse_untrusted
+from spade.selfplay.proposal import parse_proposal
 from spade.untrusted import MAX_JSON_DEPTH, clean, clip, clip_ends, excerpt, json_depth, over
 
 CPU_S = 2.0
@@ -81,14 +82,18 @@ DEGENERATE = st.lists(
 @cache
 def _tasks() -> tuple:
     """One task of every kind (two forms of math, both structured formats), from the shipped suites."""
+    from spade.kinds.code_reasoning.proposer_role import proposer_task
+
     suites = ["builtin", "heldout-math-dev", "heldout-program-dev", "heldout-repair-dev", "heldout-sql-dev",
-              "heldout-structured-dev", "heldout-tool_call-dev"]
+              "heldout-structured-dev", "heldout-tool_call-dev", "heldout-code_reasoning-dev"]
     picked = {}
     for name in suites:
         for task in load_suite(name):
-            form = task.signature if task.kind == "math" else task.entry_point if task.kind == "structured" else ""
+            form = (task.signature if task.kind == "math" else task.entry_point if task.kind == "structured"
+                    else task.params.get("mode", "") if task.kind == "code_reasoning" else "")
             picked.setdefault((task.kind, form), task)
-    return tuple(picked.values())
+    proposer = proposer_task("proposer/0", 0.3, (), "deduction")
+    return (*picked.values(), proposer)
 
 
 def _readers() -> list[tuple[str, Callable[[str], object]]]:
@@ -101,6 +106,7 @@ def _readers() -> list[tuple[str, Callable[[str], object]]]:
         readers.append((f"{task.kind} screen", lambda text, k=kind: k.screen(text)))
     readers += [
         ("proposer spec", lambda text: parse_answer(text, "spec")),
+        ("self-play proposal", parse_proposal),
         ("proposer code_first", lambda text: parse_answer(text, "code_first")),
         ("screen_code", screen_code),
         ("canonical_code", canonical_code),
@@ -177,5 +183,6 @@ def test_every_reader_stays_within_bounds_on_the_largest_degenerate_texts(index:
 def test_the_readers_cover_every_kind() -> None:
     from spade.kinds import KINDS
 
-    assert {t.kind for t in _tasks()} == set(KINDS.names())
+    shipped = {name for name in KINDS.names() if type(KINDS.get(name)).__module__.startswith("spade.")}  # not tests'
+    assert {t.kind for t in _tasks()} == shipped
     assert json.loads(json.dumps(sorted({t.kind for t in _tasks()})))

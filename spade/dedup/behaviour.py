@@ -126,7 +126,7 @@ def _run_round(rounds: list[tuple[Task, Candidates]], pool: Any, per_input: floa
                       total_timeout=total, run_all_tests_after_timeout=True)
         jobs.append((probe, pool.submit(job)))
     out = []
-    for (task, found), job in zip(rounds, jobs):
+    for (_task, found), job in zip(rounds, jobs):
         outcomes = grade(job[0], job[1].result()).tests if job is not None else ()
         hits, start = set(), 0
         for suite, other, chosen in found:
@@ -183,11 +183,11 @@ class ContaminationScreen:
                 hit.setdefault(m.task_id, m)
         out = []
         for o in outcomes:
-            m = hit.get(o.task.task_id) if o.accepted and o.task is not None else None
-            if m is None:
+            found = hit.get(o.task.task_id) if o.accepted and o.task is not None else None
+            if found is None or o.task is None:
                 out.append(o)
                 continue
-            detail = f"its reference gives {m.suite} task {m.eval_id}'s expected values on all its inputs"
+            detail = f"its reference gives {found.suite} task {found.eval_id}'s expected values on all its inputs"
             out.append(ValidationOutcome(False, None, (REASON,), (detail,), o.notes, o.task.task_id, o.kill_ratio))
         return out
 

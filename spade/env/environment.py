@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from spade.config import SpadeConfig
+from spade.curriculum import EXTERNAL
 from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
-from spade.curriculum import EXTERNAL
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
 from spade.store import IterationTask, IterationWrite, Origin, RunState, RunStore, TaskUse
 
@@ -146,7 +146,6 @@ class Environment:
     # --- the controller, as last committed -----------------------------------------------------------------
     def controller(self) -> Any:
         """The co-evolution controller as the last committed iteration left it (a fresh one before any report)."""
-        from spade.curriculum import Controller
 
         store = self._store()
         return _controller(self.config, store.state_after(store.last_iteration()))

@@ -24,6 +24,7 @@ from spade.env.grading import Answer, Graded, grade_shared
 from spade.groundtruth import task_from_ground_truth
 from spade.policy.prompts import build_prompt
 
+
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
                   **kwargs: Any) -> dict[str, float]:
     """verl's custom reward signature: a dict whose `score` is the reward; the other keys are logged by verl.

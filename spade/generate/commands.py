@@ -16,14 +16,14 @@ from rich.console import Console
 
 from spade.config import SpadeConfig
 from spade.errors import TaskFormatError
-from spade.generate.variants import seed_variant
 from spade.generate.seeds import check_seeds
+from spade.generate.variants import seed_variant
 from spade.taskio import load_tasks, task_to_dict
 
 
 def variants_command(seeds_path: str, count: int, out: str, cfg: SpadeConfig, compose: bool = True) -> int:
-    from spade.sandbox import SandboxPool
     from spade.kinds import validate_drafts
+    from spade.sandbox import SandboxPool
     from spade.validate.effect import require_effect
 
     if count < 1:

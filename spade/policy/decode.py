@@ -19,7 +19,6 @@ from typing import Any
 from spade.policy.stops import DEFAULT_RULE, StopRule, StopTest, TriggerTokens, as_rule
 
 
-
 class Decoder:
     """Holds per-tokenizer constants (the ids holding each stop rule's trigger) across calls."""
 

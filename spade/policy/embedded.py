@@ -74,9 +74,8 @@ class EmbeddedPolicy:
             return
         import torch
 
-        from spade.policy.model_files import load_model
-
         from spade.policy.device import load_dtype, resolve_device
+        from spade.policy.model_files import load_model
 
         if self.sampling.threads > 0:
             torch.set_num_threads(self.sampling.threads)

@@ -101,7 +101,7 @@ def _convert(gguf: Path, out: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, local_files_only=True)
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, local_files_only=True)
     except ImportError as exc:
-        raise ModelError(f"reading {gguf.name} needs the gguf package ({exc}); install it with `pip install gguf`")
+        raise ModelError(f"reading {gguf.name} needs the gguf package ({exc}); install it with `pip install gguf`") from None
     # A GGUF-loaded model remembers its quantizer and refuses save_pretrained; the weights are already dense.
     model.hf_quantizer = None
     # Without this, the saved config names a GGUF quantizer and every reload (and peft) treats the model as

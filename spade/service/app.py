@@ -31,8 +31,15 @@ from spade.service.guard import Guard
 from spade.service.metrics import Metrics
 from spade.service.openrlhf import RewardRequest, answers_for, grade_answers, reward_response
 from spade.service.runcode import Limits, RunCodeRequest, RunCodeResponse, job_for, queue_wait_s, response_for
-from spade.service.work import (LimitTooHigh, Throttled, TooMuchWork, check_work, unless_gone_while_queued,
-                                until_gone, width_for)
+from spade.service.work import (
+    LimitTooHigh,
+    Throttled,
+    TooMuchWork,
+    check_work,
+    unless_gone_while_queued,
+    until_gone,
+    width_for,
+)
 
 PoolFactory = Callable[[Any], Any]
 log = logging.getLogger("spade.service")

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 
 from spade.config import TrainingConfig
 from spade.errors import TrainingError
+from spade.policy.device import model_device
 from spade.records import Task, UpdateResult
 from spade.train.base import UpdateBatch
-from spade.policy.device import model_device
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 GRAD_CLIP = 1.0

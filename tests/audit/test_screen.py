@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade.audit import (FINDINGS, audit_result, event_counts, finding_counts, parse_events, parse_screen,
-                         screen_code)
+from spade.audit import FINDINGS, audit_result, event_counts, finding_counts, parse_events, parse_screen, screen_code
 
 HOSTILE = [
     ("shell", "import os\ndef f(x):\n    os.system('rm -rf ~')\n"),

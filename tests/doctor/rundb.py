@@ -12,8 +12,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spade.records import (
-    AuditEntry, Candidate, Decision, EvalReport, ExecResult, ExecStatus, Rejection, Reward, Rollout, Task, TestCase,
-    TestOutcome, TestStatus, UpdateResult,
+    AuditEntry,
+    Candidate,
+    Decision,
+    EvalReport,
+    ExecResult,
+    ExecStatus,
+    Rejection,
+    Reward,
+    Rollout,
+    Task,
+    TestCase,
+    TestOutcome,
+    TestStatus,
+    UpdateResult,
 )
 from spade.store import IterationTask, IterationWrite, RunStore
 

@@ -5,7 +5,6 @@ a folder holding configs/. Slow: about a minute on 2 cores."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 

@@ -19,10 +19,9 @@ from pathlib import Path
 
 
 def compose(overrides: list[str]):
+    import verl
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
-
-    import verl
 
     config_dir = str(Path(verl.__file__).parent / "trainer" / "config")
     with initialize_config_dir(config_dir=config_dir, version_base=None):
@@ -34,7 +33,6 @@ def proto(rows: list[dict], texts: list[str], tokenizer):
     dataset's non-tensor columns."""
     import numpy as np
     import torch
-
     from verl import DataProto
 
     ids = [tokenizer.encode(t, add_special_tokens=False) or [tokenizer.eos_token_id] for t in texts]
@@ -80,7 +78,6 @@ def _plain(v):
 def train_step(req: dict) -> dict:
     from torchdata.stateful_dataloader import StatefulDataLoader
     from transformers import AutoTokenizer
-
     from verl.trainer.ppo.utils import create_rl_dataset, create_rl_sampler
     from verl.utils.dataset.rl_dataset import collate_fn
 

@@ -18,7 +18,6 @@ from spade.evaluate import heldout
 from spade.evaluate.suites import in_distribution, load_suite
 from spade.generate.procedural import HELDOUT_SEED, draft_task, heldout_draft
 
-
 FEW = ("dict_ops", "list_transform", "primes", "rotate_list")  # a quick build for the fast tests
 
 

@@ -10,10 +10,9 @@ import json
 import pytest
 import torch
 
-from spade.config import RewardConfig
+from spade.config import GenerationConfig, RewardConfig
 from spade.errors import TaskFormatError
 from spade.export.reward_fn import compute_score, compute_score_batch, reward_func
-from spade.config import GenerationConfig
 from spade.generate.procedural import draft_task
 from spade.groundtruth import ground_truth
 from spade.kinds import validate_drafts

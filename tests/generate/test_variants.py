@@ -6,13 +6,13 @@ import pytest
 from spade.config import ExecutorConfig, GenerationConfig, SpadeConfig
 from spade.evaluate.suites import load_suite
 from spade.generate.commands import variants_command
-from spade.validate.effect import require_effect
 from spade.generate.compose import TRANSFORMS, fitting
 from spade.generate.registry import get_family
 from spade.generate.variants import seed_variant
 from spade.sandbox import Job, OutcomeKind, SandboxPool
 from spade.taskio import load_tasks
 from spade.validate.dynamic import validate_drafts
+from spade.validate.effect import require_effect
 from spade.validate.types import parse_annotation
 
 

@@ -20,7 +20,7 @@ def policy():
 
     cfg = SamplingConfig(dtype="float32", max_new_tokens=24, batch_size=8, threads=THREADS)
     p = EmbeddedPolicy(cfg, TrainingConfig())
-    p.model  # load now, so the first test is not charged for it
+    p.model  # noqa: B018  (load now, so the first test is not charged for it)
     return p
 
 

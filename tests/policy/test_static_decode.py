@@ -5,8 +5,8 @@ import copy
 
 import torch
 
-from spade.policy.stops import closed_after_code
 from spade.policy.static_decode import StaticDecoder, _pick
+from spade.policy.stops import closed_after_code
 
 
 def _reference_greedy(tok, model, text, max_new):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import os
 import signal
 import socket
@@ -16,7 +15,7 @@ import pytest
 from spade.config import SpadeConfig
 from spade.errors import ConfigError
 from spade.service.command import is_loopback, token_for
-from tests.service.helpers import ROOT, SandboxFusionClient, Service
+from tests.service.helpers import ROOT, Service
 
 SMALL = {"executor": {"workers": 1, "memory_limit": "256m"}}
 

@@ -61,7 +61,7 @@ def test_a_failed_write_rolls_back_the_whole_iteration(tmp_path):
     with RunStore(tmp_path, create=True) as store:
         w = _write(0)
         w.rollouts.append(w.rollouts[0])  # duplicate candidate id: the insert fails mid-iteration
-        with pytest.raises(Exception):
+        with pytest.raises(sqlite3.IntegrityError):
             store.commit_iteration(w)
         assert store.last_iteration() == -1
         assert store.query("SELECT COUNT(*) FROM tasks") == [(0,)]

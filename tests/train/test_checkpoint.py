@@ -7,7 +7,13 @@ import pytest
 from spade.errors import TrainingError
 from spade.policy.model_files import resolve_dtype
 from spade.train.checkpoint import (
-    best_checkpoint, checkpoint_name, latest_checkpoint, load_checkpoint, mark_best, prune, save_checkpoint,
+    best_checkpoint,
+    checkpoint_name,
+    latest_checkpoint,
+    load_checkpoint,
+    mark_best,
+    prune,
+    save_checkpoint,
 )
 from spade.train.rft import RftTrainer
 

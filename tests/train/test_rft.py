@@ -86,7 +86,6 @@ def test_epochs_set_the_steps_of_an_update_from_the_buffer_size():
 
 
 def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy, monkeypatch):
-    from spade.train import rft
 
     policy = make_policy()
     trainer = RftTrainer(policy, TRAINING.model_copy(update={"epochs": 2.0, "batch_size": 2}))

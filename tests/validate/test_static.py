@@ -1,3 +1,4 @@
+import ast
 from dataclasses import replace
 
 import pytest
@@ -6,7 +7,6 @@ from spade.generate import draft_task
 from spade.records import Task, TestCase
 from spade.validate.static import check_draft, check_task
 from spade.validate.types import Ann, fits, parse_annotation
-import ast
 
 GOOD = Task(
     task_id="t1", description="Return the sum of xs.", signature="def total(xs: list[int], k: int = 0) -> int:",

@@ -30,7 +30,7 @@ def execute(pool: Scorer, items: Sequence[tuple[Task, str]],
     futures = [run.submit(pool, [answer], [c.args[0] for c in task.all_tests]) if answer.strip() else None
                for task, answer in items]
     results = []
-    for i, ((task, answer), future) in enumerate(zip(items, futures)):
+    for i, ((task, _answer), future) in enumerate(zip(items, futures)):
         results.append(_not_run(task, ExecStatus.NO_ENTRY_POINT, "no SQL statement") if future is None
                        else judge(task, future.result()))
         if on_done is not None:

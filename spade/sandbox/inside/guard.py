@@ -14,6 +14,7 @@ import errno
 import os
 import resource
 import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

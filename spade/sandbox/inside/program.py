@@ -13,6 +13,7 @@ import binascii
 import io
 import os
 import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn

@@ -16,6 +16,7 @@ import os
 import select
 import signal
 import time
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn

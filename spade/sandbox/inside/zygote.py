@@ -24,7 +24,6 @@ import codec  # noqa: E402  (path set just above; this file runs as a script)
 import program_watch  # noqa: E402
 import reset  # noqa: E402
 import watch  # noqa: E402
-
 from guard import Guard  # noqa: E402
 
 CLEANUP_S = 2.0

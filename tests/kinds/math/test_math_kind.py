@@ -52,7 +52,7 @@ def test_every_family_validates_at_every_difficulty_with_expected_values_from_th
     rejected = [(d.family, d.difficulty, d.reference_solution, o.details) for d, o in zip(drafts, outcomes)
                 if not o.accepted]
     assert not rejected
-    for draft, outcome in zip(drafts, outcomes):
+    for outcome in outcomes:
         task = outcome.task
         assert task.kind == "math" and task.hidden_test_cases == () and len(task.test_cases) == 1
         assert isinstance(task.test_cases[0].expected, str) and task.test_cases[0].expected

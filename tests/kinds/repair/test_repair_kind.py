@@ -68,7 +68,10 @@ def test_every_repair_family_validates_through_the_sandbox_at_every_difficulty(p
     some = drafts[::5]  # one per family and a spread of difficulties, validated again: the same tasks come back
     again = validate_drafts([draft_task(d.family, d.difficulty, 11, d.provenance["index"], 3, 5) for d in some],
                             pool, CFG)
-    unmeasured = lambda o: o.task and replace(o.task, reference_cpu_s=None)  # CPU time varies
+
+    def unmeasured(o):  # CPU time varies
+        return o.task and replace(o.task, reference_cpu_s=None)
+
     assert [unmeasured(o) for o in again] == [unmeasured(o) for o in outcomes[::5]]
 
 

@@ -11,8 +11,16 @@ import pytest
 from spade.generate.procedural import draft_task
 from spade.kinds.sql.dbgen import DOMAINS
 from spade.kinds.sql.extract import extract_sql
-from spade.kinds.sql.prompt import (EXAMPLE_SCHEMA, EXAMPLE_TABLE, EXAMPLES, FAMILY_EXAMPLES, JOIN_SCHEMA, JOIN_TABLE,
-                                    build_prompt, examples_for)
+from spade.kinds.sql.prompt import (
+    EXAMPLE_SCHEMA,
+    EXAMPLE_TABLE,
+    EXAMPLES,
+    FAMILY_EXAMPLES,
+    JOIN_SCHEMA,
+    JOIN_TABLE,
+    build_prompt,
+    examples_for,
+)
 from spade.kinds.sql.spec import create_statements
 from spade.records import Task, TestCase
 

@@ -10,9 +10,9 @@ import pytest
 
 from spade.config import RewardConfig
 from spade.evaluate.evaluator import grade_samples
+from spade.generate.procedural import draft_task
 from spade.kinds import kind_of
 from spade.policy.prompts import build_prompt
-from spade.generate.procedural import draft_task
 from spade.records import Completion, ExecStatus, Task, TestStatus
 from spade.rollout import Grader
 from tests.kinds.structured.conftest import GOOD_JSON, GOOD_YAML

@@ -4,8 +4,8 @@ sound file (reference judged, corrupted copies caught) and rejects broken ones w
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 

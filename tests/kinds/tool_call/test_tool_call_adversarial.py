@@ -48,7 +48,7 @@ def test_file_paths_are_keys_of_the_simulated_drive_never_opened(pool, tmp_path)
     secret.write_text("TOP-SECRET-CONTENT")
     paths = [str(secret), "/etc/passwd", "../../../../etc/shadow", "/proc/self/environ", f"file://{secret}"]
     results = _run(pool, *[_plan(("read_file", {"path": p})) for p in paths])
-    for path, result in zip(paths, results):
+    for result in results:
         got = result.tests[0].got or ""
         assert result.status is ExecStatus.FAILED and "no file" in got
         assert "TOP-SECRET" not in got and "root:" not in got

@@ -13,8 +13,17 @@ from fractions import Fraction
 
 from spade.generate.family import Variant
 from spade.generate.registry import register
-from spade.kinds.math.families.base import MathFamily, Poly, nonzero, poly_add, poly_mul, poly_pow, poly_text, span, \
-    variant
+from spade.kinds.math.families.base import (
+    MathFamily,
+    Poly,
+    nonzero,
+    poly_add,
+    poly_mul,
+    poly_pow,
+    poly_text,
+    span,
+    variant,
+)
 
 
 class Polynomial(MathFamily):

@@ -15,7 +15,15 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, pick_blanks, pick_format, render, schema_block, show_schema, show_template, signature,
+    FORMAT_NAMES,
+    CheckFamily,
+    pick_blanks,
+    pick_format,
+    render,
+    schema_block,
+    show_schema,
+    show_template,
+    signature,
     template_block,
 )
 

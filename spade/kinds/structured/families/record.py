@@ -19,7 +19,14 @@ from typing import Any
 from spade.generate.family import Variant
 from spade.generate.registry import register
 from spade.kinds.structured.families.common import (
-    FORMAT_NAMES, CheckFamily, compact, pick_format, render, show_template, signature, template_block,
+    FORMAT_NAMES,
+    CheckFamily,
+    compact,
+    pick_format,
+    render,
+    show_template,
+    signature,
+    template_block,
 )
 
 _ENTITIES = ("order", "user", "device", "invoice", "sensor", "ticket", "shipment", "account")
