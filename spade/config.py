@@ -189,7 +189,7 @@ class GenerationConfig(_Section):
     seeds: str = ""
     """A .json/.jsonl task file of seed tasks (each with a reference solution): with it, generation.seed_share of
     each attempt's fresh slots are variants of these seeds (renamed, fresh inputs, composed with another family's
-    step as often as compose_share), validated like any task (write-up §8.1; `spade variants` writes them to a
+    step as often as compose_share), validated like any task (docs/method.md#seed-variants-and-composition; `spade variants` writes them to a
     file instead). Empty: no seeds."""
     seed_share: float = Field(0.25, ge=0, le=1)
     """Share of fresh task slots filled with variants of generation.seeds (when set)."""

@@ -1,6 +1,6 @@
-"""Seed tasks from a user's file (generation.seeds) as a source of the loop's supply (write-up §8.1).
+"""Seed tasks from a user's file (generation.seeds) as a source of the loop's supply (docs/method.md#seed-variants-and-composition).
 
-In: a .json/.jsonl task file in the write-up schema, each task with a reference solution. Out: the seed tasks,
+In: a .json/.jsonl task file in SPADE's task schema, each task with a reference solution. Out: the seed tasks,
 checked once (every seed has a reference that parses: variants are rewritten from it) and kept per file version;
 `seed_drafts` draws an iteration's variant drafts from them (renamed, fresh inputs, some composed with another
 family's step), which the supply validates like any draft, and admits under the 'external' controller group.

@@ -1,4 +1,4 @@
-"""generation.seeds: a user's seed tasks feed `spade run`'s supply with validated variants (write-up §8.1)."""
+"""generation.seeds: a user's seed tasks feed `spade run`'s supply with validated variants (docs/method.md#seed-variants-and-composition)."""
 
 from __future__ import annotations
 
