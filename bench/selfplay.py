@@ -8,7 +8,7 @@ its arm configs, CPU accounting, training and grading are imported, not copied):
   coevolve  procedural co-evolution (today's default);
   fixed     procedural, every family pinned at one difficulty;
   none      the base model.
-Each arm is graded greedily (pass@1) on --suites (default: the held-out suite and HumanEval) with paired bootstrap
+Each arm is graded greedily (pass@1) on --suites (default: unseen families, HumanEval, the held-out suite) with paired bootstrap
 CIs against the base and between arms (selfplay - coevolve, coevolve - fixed, selfplay - fixed). For the selfplay
 arm, the proposer's validity rate and mean learnability in the last third of its iterations are compared with the
 first third (bootstrap 95% CI of the difference, proposals resampled within each third).
@@ -93,7 +93,7 @@ def main() -> None:
     p.add_argument("--selfplay-config", type=Path, default=ROOT / "configs" / "selfplay.yaml",
                    help="where the selfplay arm's selfplay and generation.kinds keys come from")
     p.add_argument("--fixed-difficulty", type=float, default=None)
-    p.add_argument("--suites", default="heldout,humaneval")
+    p.add_argument("--suites", default="heldout-unseen,humaneval,heldout")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--eval-max-new-tokens", type=int, default=256)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: one per core)")

@@ -20,7 +20,8 @@ def _bench():
 
 
 def args(**kw):
-    base = dict(sets={}, threads=1, seed=0, fixed_difficulty=None, selfplay_config=ROOT / "configs" / "selfplay.yaml")
+    base = dict(sets={}, threads=1, seed=0, fixed_difficulty=None, suites="heldout-unseen,humaneval,heldout",
+                selfplay_config=ROOT / "configs" / "selfplay.yaml")
     return argparse.Namespace(**{**base, **kw})
 
 
