@@ -1,6 +1,6 @@
 """Benchmark: how many distinct tasks can generation supply before duplicates starve it?
 
-Runs the loop's own task supply (spade.generate.supply: generate -> validate in the sandbox -> dedup against
+Runs the loop's own task supply (spade.supply.supply: generate -> validate in the sandbox -> dedup against
 everything accepted so far) for N iterations with the controller held at its initial difficulty, once with
 generation.compose_on_duplicate off and once on, and prints the tasks accepted (and how many of them are
 composed variants) against the duplicate rejections. No model is involved.
@@ -21,9 +21,9 @@ from spade.config import SpadeConfig  # noqa: E402
 from spade.curriculum import Controller  # noqa: E402
 from spade.dedup import DedupIndex  # noqa: E402
 from spade.generate.registry import resolve_families  # noqa: E402
-from spade.generate.supply import TaskSupply  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
 from spade.store import IterationWrite, RunStore  # noqa: E402
+from spade.supply.supply import TaskSupply  # noqa: E402
 
 
 def supply(iterations: int, compose: bool) -> str:

@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
         run_dir = Path(args.resume)
         cfg = None
     else:
-        from spade.pipeline.rundir import check_writable, default_run_dir
+        from spade.rundir.layout import check_writable, default_run_dir
 
         cfg = _config(args.config, {"run.seed": args.seed} if args.seed is not None else None, args.set)
         run_dir = Path(args.run_dir) if args.run_dir else default_run_dir()
@@ -251,15 +251,15 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return status_command(args.run_dir, as_json=args.json)
     if args.command == "exec":
-        from spade.sandbox.commands import exec_command
+        from spade.commands.sandbox import exec_command
 
         return exec_command(args.task, args.solution, args.json, _config(args.config, sets=args.set), raw=args.raw)
     if args.command == "sandbox":
-        from spade.sandbox.commands import sandbox_check_command
+        from spade.commands.sandbox import sandbox_check_command
 
         return sandbox_check_command(_config(args.config, sets=args.set))
     if args.command == "validate":
-        from spade.validate.commands import validate_command
+        from spade.commands.validate import validate_command
 
         return validate_command(args.file, _config(args.config, sets=args.set))
     if args.command == "eval":
@@ -284,7 +284,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return doctor_command(args.run_dir, args.json)
     if args.command == "variants":
-        from spade.generate.commands import variants_command
+        from spade.commands.variants import variants_command
 
         if not Path(args.out).resolve().parent.is_dir():  # checked before minutes of validation, not after
             raise ConfigError(f"--out {args.out}: its directory does not exist; create it or choose another path")

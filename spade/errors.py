@@ -57,7 +57,7 @@ class ModelError(SpadeError):
 class StoreError(SpadeError):
     """The run directory or database is missing, unwritable, locked, full or from an incompatible run.
 
-    Raised by `spade.store` and `spade.pipeline.rundir`; a locked, full or failing medium raises it with EXIT_INFRA.
+    Raised by `spade.store` and `spade.rundir.layout`; a locked, full or failing medium raises it with EXIT_INFRA.
     `reason` is the medium's failure alone (e.g. "database is locked"), for callers that retry on some of them.
     """
 

@@ -121,7 +121,7 @@ def _kind(kind: Any, where: str) -> str:
     """A registered task kind (spade.kinds); python_function when absent."""
     if kind == PYTHON_FUNCTION:
         return kind
-    from spade.kinds import KINDS  # a plug-in registry: imported only for tasks of another kind
+    from spade.registry import KINDS  # loads the kinds (spade.kinds) on first use
 
     if not isinstance(kind, str) or kind not in KINDS:
         raise TaskFormatError(f"{where}: field 'kind' = {short(kind)} is not a task kind; known kinds are "

@@ -1,6 +1,8 @@
 """The package's import graph, read from the source with `ast` (every import, also those inside functions; not
 those under `if TYPE_CHECKING:`, which never run):
-no cycles between packages and no module importing another package's private names.
+no cycles between packages (folders, and top-level packages with their sub-packages taken as one), no import that
+climbs the data flow (FLOW below: a package imports only its own layer and the layers before it), and no module
+importing another package's private names.
 
 A unit is a folder of `spade/` (spade.generate.families is one, spade.generate another); the ground floor
 modules (spade/records.py, config.py, ...) are each their own unit. Run alone: python tests/test_imports.py
@@ -127,8 +129,64 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+# The data flow, bottom up: a package may import packages of its own layer and of the layers above it in this list,
+# never of a layer below. Every top-level package of spade/ must be placed here (a new one is placed on purpose).
+FLOW: tuple[tuple[str, frozenset[str]], ...] = tuple((name, frozenset(f"spade.{p}" if p != "spade" else p
+                                                                     for p in packages.split())) for name, packages in (
+    ("ground floor: records, errors, config, task files", "spade errors extras records seeding untrusted groundtruth "
+                                                          "jsonfile pycode registry config taskio"),
+    ("infrastructure: sandbox, run database, run directory", "sandbox store rundir audit serving"),
+    ("pure rules: reward terms, the controller", "reward curriculum"),
+    ("validation", "validate"),
+    ("generation and dedup", "generate dedup"),
+    ("task kinds (plug-ins over the stages above)", "kinds"),
+    ("supply, sampling, grading", "supply policy rollout"),
+    ("evaluation", "evaluate"),
+    ("training", "train"),
+    ("self-play", "selfplay"),
+    ("the loop", "pipeline"),
+    ("the environment API", "env"),
+    ("interfaces for outside tools", "export service doctor report"),
+    ("commands", "commands check cli __main__"),
+))
+
+
+def top_level(unit: str) -> str:
+    """spade.generate.families -> spade.generate; spade.records -> spade.records; spade -> spade."""
+    return ".".join(unit.split(".")[:2])
+
+
+def package_edges(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The unit graph with every sub-package folded into its top-level package."""
+    folded: dict[str, set[str]] = {}
+    for unit, targets in edges.items():
+        folded.setdefault(top_level(unit), set())
+        for target in targets:
+            if top_level(target) != top_level(unit):
+                folded[top_level(unit)].add(top_level(target))
+    return folded
+
+
+def climbing(edges: dict[str, set[str]]) -> list[str]:
+    """Imports from a package to a package of a later layer of FLOW ('a -> b'), and packages FLOW does not place."""
+    layer = {package: i for i, (_, packages) in enumerate(FLOW) for package in packages}
+    folded = package_edges(edges)
+    found = [f"{p} is in no layer of FLOW" for p in sorted(folded) if p not in layer]
+    found += [f"{a} ({FLOW[layer[a]][0]}) -> {b} ({FLOW[layer[b]][0]})" for a in sorted(folded)
+              for b in sorted(folded[a]) if a in layer and b in layer and layer[b] > layer[a]]
+    return found
+
+
 def test_the_packages_import_one_another_without_cycles():
     assert cycles(graph()[0]) == []
+
+
+def test_top_level_packages_import_one_another_without_cycles():
+    assert cycles(package_edges(graph()[0])) == []
+
+
+def test_no_import_climbs_the_data_flow():
+    assert climbing(graph()[0]) == []
 
 
 def test_no_module_imports_another_packages_private_names():
@@ -143,3 +201,7 @@ if __name__ == "__main__":
             print("   ", u, "->", sorted(x for x in e[u] if x in c))
     for line in p:
         print("private:", line)
+    for c in cycles(package_edges(e)):
+        print("package cycle:", " <-> ".join(c))
+    for line in climbing(e):
+        print("climbs:", line)

@@ -76,7 +76,7 @@ class Environment:
     pickles as its run directory (a worker that unpickles it reopens the run)."""
 
     def __init__(self, run_dir: str | Path, config: SpadeConfig | None = None) -> None:
-        from spade.pipeline.rundir import CONFIG_NAME, create_run, open_run
+        from spade.rundir.layout import CONFIG_NAME, create_run, open_run
         from spade.store import DB_NAME
 
         self.run_dir = Path(run_dir)
@@ -159,7 +159,7 @@ class Environment:
         """`count` tasks (default generation.tasks_per_iteration): fresh ones validated and deduplicated at the
         controller's current difficulties, plus the replay share (evolution.replay_ratio) of earlier tasks."""
         from spade.generate.registry import resolve_families
-        from spade.generate.supply import TaskSupply
+        from spade.supply.supply import TaskSupply
 
         cfg = self.config
         count = cfg.generation.tasks_per_iteration if count is None else count
@@ -279,7 +279,7 @@ class Environment:
 
     def _after_commit(self, store: RunStore, w: IterationWrite) -> None:
         """The run directory's files beside the database, as the loop keeps them (metrics.jsonl, sinks)."""
-        from spade.pipeline.rundir import export_metrics
+        from spade.rundir.layout import export_metrics
 
         with self._lock, _run_file_lock(self.run_dir):
             export_metrics(store)
@@ -291,7 +291,7 @@ class Environment:
         if not (self.config.run.tensorboard or self.config.run.mlflow):
             return None
         if getattr(self, "_sink_pid", None) != os.getpid():
-            from spade.pipeline.sinks import MetricSinks
+            from spade.rundir.sinks import MetricSinks
 
             self._sink, self._sink_pid = MetricSinks(self.config.run, self.run_dir), os.getpid()
         return self._sink
@@ -365,7 +365,7 @@ def _reserved(cfg: SpadeConfig) -> list[Task]:
 
 
 def _proposer(cfg: SpadeConfig) -> Any:
-    from spade.pipeline.build import make_proposer
+    from spade.generate.proposer.make import make_proposer
 
     return make_proposer(cfg)
 

@@ -115,7 +115,7 @@ def build(pool: Any, families: Sequence[str] = (), draws: int = DRAFTS_PER_FAMIL
 
 def _composed(pool: Any, seeds: Sequence[Task], index: Any, per_family: int) -> list[Task]:
     """Up to `per_family` composed variants of each family's validated tasks (`seeds`), as the loop composes a
-    duplicate (spade.generate.supply): seed_variant with compose, the held-out seed, validation, and the rule that
+    duplicate (spade.supply.supply): seed_variant with compose, the held-out seed, validation, and the rule that
     the step must change the seed's answer; then deduplicated against everything already in `index`. The seeds of
     a family take turns, so its variants spread over its problems."""
     from spade.config import GenerationConfig

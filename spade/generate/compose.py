@@ -6,7 +6,7 @@ reference (the seed's function kept under a private name and called from the new
 return annotation and the sentence the description gains. An output transform rewrites the seed's result; an
 input transform rewrites one argument before the seed sees it. Every transform is total over the type it fits,
 and one that changes a list's length is offered only to one-parameter seeds, so no index argument can go stale.
-Whether a step changes any answer is settled by execution (spade.generate.commands), not here.
+Whether a step changes any answer is settled by execution (spade.commands.variants), not here.
 """
 
 from __future__ import annotations

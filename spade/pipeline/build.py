@@ -21,6 +21,7 @@ from spade.store import RunStore
 def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Iterator[Engine]:
     from spade.dedup import DedupIndex
     from spade.evaluate.suites import in_distribution, load_suite
+    from spade.generate.proposer.make import make_proposer
     from spade.generate.registry import resolve_families
     from spade.sandbox.backend import open_pool
     from spade.train.checkpoint import load_checkpoint
@@ -111,16 +112,6 @@ def make_policy(cfg: SpadeConfig) -> Any:
     from spade.registry import POLICIES
 
     return POLICIES.get(cfg.sampling.backend)(cfg)
-
-
-def make_proposer(cfg: SpadeConfig) -> Any:
-    from spade.generate.proposer import LLMProposer
-    from spade.serving.client import ChatClient
-
-    gen = cfg.generation
-    client = ChatClient.from_sampling(cfg.sampling, base_url=gen.proposer_base_url or None,
-                                      model=gen.proposer_model or None)
-    return LLMProposer(gen, client)
 
 
 def make_selfplay(cfg: SpadeConfig, store: RunStore, state: dict[str, Any] | None) -> Any:

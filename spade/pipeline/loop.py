@@ -14,8 +14,8 @@ from spade.config import SpadeConfig
 from spade.pipeline import stages
 from spade.pipeline.build import build_engine, check_model
 from spade.pipeline.progress import LoopDisplay
-from spade.pipeline.rundir import create_run, export_metrics, heartbeat, open_run
-from spade.pipeline.sinks import MetricSinks
+from spade.rundir.layout import create_run, export_metrics, heartbeat, open_run
+from spade.rundir.sinks import MetricSinks
 from spade.store import IterationWrite, RunState
 from spade.store.views import update_count
 

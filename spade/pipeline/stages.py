@@ -1,6 +1,6 @@
 """The stages of one iteration, each a small function over the long-lived `Engine` that wires a stage's own module.
 
-make_tasks: the task supply (spade.generate.supply). attempt: sample and grade (spade.rollout.attempt), recorded.
+make_tasks: the task supply (spade.supply.supply). attempt: sample and grade (spade.rollout.attempt), recorded.
 update: the data selection (spade.train.selection), the trainer's update and a checkpoint. gate: the eval gate and
 rollback (spade.train.gate, spade.train.rollback). evaluate_policy: the fixed set, never trained on. metrics: what
 the iteration records (spade.rollout.metrics plus the loop's own). prune_checkpoints: after each commit.
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 from spade import rollout
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller
-from spade.generate.supply import TaskSupply
 from spade.records import AuditEntry, EvalReport, Rollout, Task, UpdateResult
 from spade.reward import learnability
 from spade.rollout import Grader
 from spade.rollout.metrics import iteration_metrics
 from spade.seeding import seeded as seeded_by
 from spade.store import IterationWrite, RunStore
+from spade.supply.supply import TaskSupply
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from spade.curriculum.by_kind import COLUMNS, GroupRow, kind_rows, row_cells
 from spade.curriculum.calibration import calibration
-from spade.pipeline.rundir import HEARTBEAT_NAME
+from spade.rundir.layout import HEARTBEAT_NAME
 from spade.store import RunStore
 from spade.store.views import latest_evals, pass_curve, rejections_by_reason, run_counts, task_outcomes
 

@@ -106,7 +106,7 @@ class SelfPlay:
         return proposed + procedural + league
 
     def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
-        from spade.generate.supply import TaskSupply
+        from spade.supply.supply import TaskSupply
 
         gen = self.cfg.generation.model_copy(update={"tasks_per_iteration": count})
         cfg = self.cfg.model_copy(update={"generation": gen})

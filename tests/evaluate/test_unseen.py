@@ -16,9 +16,9 @@ from spade.errors import ConfigError
 from spade.evaluate import heldout
 from spade.evaluate.suites import in_distribution, load_suite
 from spade.generate.registry import resolve_families
-from spade.generate.supply import TaskSupply
 from spade.generate.variants import seed_variant
 from spade.store import RunStore
+from spade.supply.supply import TaskSupply
 from spade.taskio import task_to_dict
 
 FEW = ("dict_ops", "list_transform", "primes", "rotate_list")

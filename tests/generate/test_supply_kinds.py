@@ -13,10 +13,10 @@ from spade.curriculum import Controller
 from spade.dedup import DedupIndex
 from spade.generate.procedural import draft_task
 from spade.generate.registry import get_family, resolve_families
-from spade.generate.supply import TaskSupply
 from spade.pipeline.stages import Engine, make_tasks
 from spade.sandbox import SandboxPool
 from spade.store import IterationWrite, RunStore
+from spade.supply.supply import TaskSupply
 
 
 @pytest.fixture(scope="module")

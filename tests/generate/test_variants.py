@@ -3,9 +3,9 @@ import json
 
 import pytest
 
+from spade.commands.variants import variants_command
 from spade.config import ExecutorConfig, GenerationConfig, SpadeConfig
 from spade.evaluate.suites import load_suite
-from spade.generate.commands import variants_command
 from spade.generate.compose import TRANSFORMS, fitting
 from spade.generate.registry import get_family
 from spade.generate.variants import seed_variant

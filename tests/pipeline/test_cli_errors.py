@@ -105,7 +105,7 @@ def test_a_mis_encoded_or_deep_config_is_one_line_for_every_command(tmp_path, co
 
 def test_resuming_a_run_whose_config_was_damaged_is_one_line(tmp_path):
     from spade.config import SpadeConfig
-    from spade.pipeline.rundir import create_run
+    from spade.rundir.layout import create_run
 
     create_run(tmp_path / "run", SpadeConfig()).close()
     (tmp_path / "run" / "config.yaml").write_bytes(b"run: {seed: \xff}\n")

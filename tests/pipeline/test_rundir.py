@@ -57,7 +57,7 @@ import json, sys
 from pathlib import Path
 from spade.config import SpadeConfig
 from spade.errors import StoreError
-from spade.pipeline.rundir import create_run
+from spade.rundir.layout import create_run
 try:
     create_run(Path(sys.argv[1]), SpadeConfig(), min_free_bytes=0).close()
     print(json.dumps({"created": True}))
@@ -100,7 +100,7 @@ import json, os, sys
 from pathlib import Path
 from spade.config import SpadeConfig
 from spade.errors import StoreError
-from spade.pipeline.rundir import create_run, heartbeat
+from spade.rundir.layout import create_run, heartbeat
 from spade.store import IterationWrite
 run = Path(sys.argv[1])
 store = create_run(run, SpadeConfig(), min_free_bytes=0)

@@ -102,7 +102,7 @@ def test_time_limits_scale_the_reference_time_with_a_floor():
 
 
 def test_exec_command_prints_json_and_exits_one_when_the_candidate_fails(tmp_path, capsys):
-    from spade.sandbox.commands import exec_command
+    from spade.commands.sandbox import exec_command
 
     task = {"task_id": "add1", "description": "add one", "signature": "def add1(x):", "difficulty": 0.1,
             "test_cases": [{"input": [1], "expected": 2}, {"input": [5], "expected": 6}]}
@@ -123,7 +123,7 @@ def test_exec_command_prints_json_and_exits_one_when_the_candidate_fails(tmp_pat
 
 
 def test_sandbox_check_command_marks_each_layer(capsys):
-    from spade.sandbox.commands import sandbox_check_command
+    from spade.commands.sandbox import sandbox_check_command
 
     assert sandbox_check_command(SpadeConfig()) == 0
     out = capsys.readouterr().out

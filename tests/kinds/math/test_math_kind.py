@@ -10,6 +10,7 @@ import json
 import pytest
 from rich.console import Console
 
+from spade.commands.validate import validate_command
 from spade.config import GenerationConfig, RewardConfig, SpadeConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.generate.procedural import draft_task
@@ -19,7 +20,6 @@ from spade.records import Completion, ExecStatus, Task, TestCase
 from spade.registry import FAMILIES
 from spade.rollout import Grader
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
-from spade.validate.commands import validate_command
 
 MATH_FAMILIES = sorted(n for n in FAMILIES.names() if FAMILIES.get(n).kind == "math")
 DIFFICULTIES = (0.0, 0.5, 1.0)
@@ -180,7 +180,7 @@ def test_a_task_file_naming_an_unknown_field_or_kind_is_refused_in_one_line(tmp_
 
 
 def test_spade_exec_judges_an_answer_file_for_a_math_task(tmp_path, capsys):
-    from spade.sandbox.commands import exec_command
+    from spade.commands.sandbox import exec_command
 
     task_file = tmp_path / "quarter.json"
     task_file.write_text(json.dumps(task_to_dict(QUARTER)))
@@ -195,7 +195,7 @@ def test_spade_exec_judges_an_answer_file_for_a_math_task(tmp_path, capsys):
 @pytest.mark.parametrize("reply", ["8 * 7 * 6 = 336", "336 ways", "336"])
 def test_spade_exec_takes_the_answer_as_the_loop_does_and_raw_runs_the_text_as_written(tmp_path, capsys, pool,
                                                                                         reply):
-    from spade.sandbox.commands import exec_command
+    from spade.commands.sandbox import exec_command
 
     task = math_task("m/ways", "number", "336", "8 * 7 * 6", "In how many ways can 3 of 8 runners podium?")
     task_file = tmp_path / "ways.json"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from spade.commands.validate import validate_command
 from spade.config import GenerationConfig, RewardConfig, SpadeConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.kinds import KINDS, kind_of, validate_tasks
@@ -19,7 +20,6 @@ from spade.policy.prompts import build_prompt
 from spade.records import Completion, ExecStatus, TestCase, TestStatus
 from spade.rollout import Grader
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
-from spade.validate.commands import validate_command
 from tests.kinds.program.helpers import SUM_MAX, program_task
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "program_task.json"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from spade.commands.validate import validate_command
 from spade.config import GenerationConfig, RewardConfig, SpadeConfig
 from spade.evaluate.evaluator import grade_samples
 from spade.generate import draft_task, family_names, get_family
@@ -20,7 +21,6 @@ from spade.policy.prompts import build_prompt
 from spade.records import Completion, ExecStatus, Task, TestCase, TestStatus
 from spade.rollout import Grader
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
-from spade.validate.commands import validate_command
 
 REPAIR_FAMILIES = [n for n in family_names() if get_family(n).kind == "repair"]
 REFERENCE = "def count_above(xs: list[int], k: int) -> int:\n    return sum(1 for x in xs if x > k)\n"

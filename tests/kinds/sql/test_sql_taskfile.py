@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from spade.commands.validate import validate_command
 from spade.config import SpadeConfig
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
-from spade.validate.commands import validate_command
 
 DB1 = {"tables": [{"name": "pets", "columns": [["id", "INTEGER"], ["name", "TEXT"], ["age", "INTEGER"],
                                                 ["weight", "REAL"]],

@@ -6,8 +6,8 @@ from __future__ import annotations
 from spade.config import SpadeConfig
 from spade.curriculum import Controller
 from spade.dedup import DedupIndex
-from spade.generate.supply import TaskSupply
 from spade.store import IterationWrite, RunStore
+from spade.supply.supply import TaskSupply
 
 
 def test_the_supply_draws_tool_call_tasks_and_leaves_their_duplicates_uncomposed(pool, tmp_path):

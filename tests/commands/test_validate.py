@@ -3,8 +3,8 @@ import json
 
 from rich.console import Console
 
+from spade.commands.validate import validate_command
 from spade.config import SpadeConfig
-from spade.validate.commands import validate_command
 
 REF = "def add(a: int, b: int) -> int:\n    return a + b\n"
 

@@ -3,7 +3,7 @@ import time
 import pytest
 
 from spade.config import RunConfig
-from spade.pipeline.sinks import MetricSinks
+from spade.rundir.sinks import MetricSinks
 
 
 def test_metrics_reach_tensorboard_as_scalars_per_iteration(tmp_path):
