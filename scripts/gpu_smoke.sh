@@ -28,7 +28,7 @@ with RunStore(sys.argv[1], read_only=True) as store:
     iterations = store.last_iteration() + 1
     models = {m for (m,) in store.query("SELECT DISTINCT model FROM candidates")}
 assert iterations == 1, f"{sys.argv[2]}: {iterations} iterations committed"
-assert any(m.endswith(":cuda") for m in models) or sys.argv[2] == "grpo", f"{sys.argv[2]}: sampled by {models}"
+assert models and all(m.endswith(":cuda") for m in models), f"{sys.argv[2]}: sampled by {models}"
 print(f"gpu_smoke: {sys.argv[2]} ok, 1 iteration in {time.time() - float(sys.argv[3]):.0f} s, models {sorted(models)}")
 PY
 done

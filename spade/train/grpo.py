@@ -137,6 +137,8 @@ class GrpoUpdater:
         """`steps` GRPO steps (default training.steps_per_update), each on freshly generated groups."""
         steps = steps or self.config.steps_per_update
         self.prepare()
+        # The policy's name says where it runs ('...:cuda') only once its model has loaded, which prepare() forces.
+        self.reward.model = getattr(self.policy, "name", self.reward.model)
         for group in self.optimizer.param_groups:
             group["initial_lr"] = group["lr"]  # TRL's scheduler starts from initial_lr; keep a lowered lr
         first = len(self.reward.rollouts)
