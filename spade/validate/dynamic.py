@@ -68,7 +68,7 @@ def validate_drafts(drafts: Sequence[TaskDraft], pool: SandboxPool, cfg: Generat
     """Validate generated drafts; accepted ones come back as Tasks with expected values and reference_cpu_s."""
     cases: list[_Case | ValidationOutcome] = []
     for d in drafts:
-        problems = check_draft(d)
+        problems = check_draft(d) or _split_problems(d, cfg)
         cases.append(ValidationOutcome.rejected(d.task_id, problems) if problems else _draft_case(d, cfg))
     return _run_phases(cases, pool, cfg)
 
@@ -92,9 +92,23 @@ def validate_tasks(tasks: Sequence[Task], pool: SandboxPool | None, cfg: Generat
     return _run_phases(cases, pool, cfg)
 
 
+def _public_count(d: TaskDraft, cfg: GenerationConfig) -> int:
+    """How many of the draft's inputs are shown: its public ones, less what min_hidden_share keeps hidden."""
+    return min(len(d.public_inputs), int(len(d.all_inputs) * (1 - cfg.min_hidden_share) + 1e-9))
+
+
+def _split_problems(d: TaskDraft, cfg: GenerationConfig) -> list[Problem]:
+    """A draft whose inputs leave no shown test once the hidden share is kept (one input under the default
+    min_hidden_share 0.5) is refused here: a task without shown tests cannot be stored or read back."""
+    if d.all_inputs and _public_count(d, cfg) == 0:
+        return [Problem("too_few_inputs", f"{len(d.all_inputs)} input(s) leave no shown test after "
+                                          f"min_hidden_share = {cfg.min_hidden_share}; give at least 2 inputs")]
+    return []
+
+
 def _draft_case(d: TaskDraft, cfg: GenerationConfig) -> _Case:
     inputs = list(d.all_inputs)
-    n_public = min(len(d.public_inputs), int(len(inputs) * (1 - cfg.min_hidden_share) + 1e-9))
+    n_public = _public_count(d, cfg)
     task = Task(
         task_id=d.task_id, description=d.description, signature=d.signature, entry_point=d.entry_point,
         difficulty=d.difficulty, tags=d.tags,

@@ -107,3 +107,19 @@ def test_cold_start_families_validate_and_their_references_solve(pool, family):
             answer = "def " + answer
         result = kind.execute(pool, [(task, kind.extract(task, answer, prefilled=family != "cr_induction"))])[0]
         assert result.passed, (family, task.task_id, result)
+
+
+def test_a_one_input_induction_proposal_is_refused_and_an_accepted_one_reads_back(pool):
+    """A proposal with one call left no shown pair once half the inputs stay hidden; it was accepted, stored, and
+    the run crashed when the replay read it back ("field 'test_cases' = [] is empty")."""
+    from spade.selfplay.proposal import draft_of, parse_proposal
+    from spade.taskio import task_from_dict, task_to_dict
+
+    one = parse_proposal("lst):\n    return [x for x in lst if x > 2]\n\nprint(f([1, 2, 3, 4]))\n```")
+    two = parse_proposal("lst):\n    return [x for x in lst if x > 2]\n\nprint(f([1, 2, 3, 4]))\nprint(f([5, 0]))\n```")
+    drafts = [draft_of(p, "induction", 0.3, iteration=0, index=k, checkpoint=None, model="m")
+              for k, p in enumerate((one, two))]
+    refused, accepted = validate_drafts(drafts, pool, CFG)
+    assert not refused.accepted and refused.reasons == ("too_few_inputs",)
+    assert accepted.accepted and accepted.task.test_cases and accepted.task.hidden_test_cases
+    assert task_from_dict(task_to_dict(accepted.task), "store") == accepted.task
