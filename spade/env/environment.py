@@ -240,15 +240,10 @@ class Environment:
         """`count` proposer prompts (default generation.tasks_per_iteration) as self-play's loop asks them: modes
         weighted as the run's mix holds them (selfplay.modes until a loop steers it), or all in `mode`; each at the
         controller's difficulty for `selfplay_<mode>`, with a recent valid proposal of the run as its example."""
-        import random
-
-        from spade.env.proposer import MODES, ProposerPrompt
+        from spade.env.proposer import MODES, proposer_prompts
         from spade.seeding import seeded
-        from spade.selfplay.mix import MixState
-        from spade.selfplay.prompts import level_of, proposer_prompts, recent_examples
 
-        cfg = self.config
-        count = cfg.generation.tasks_per_iteration if count is None else count
+        count = self.config.generation.tasks_per_iteration if count is None else count
         if count < 1:
             raise ConfigError(f"propose count = {count}: ask for at least 1 prompt")
         if mode is not None and mode not in MODES:
@@ -257,13 +252,9 @@ class Environment:
         n = store.next_count("proposer_prompts")
         last = store.last_iteration()
         state = store.state_after(last)
-        mix = MixState.from_dict((state.selfplay or {}).get("mix") or {}, cfg.selfplay)
-        controller = _controller(cfg, state)
-        rng = random.Random(seeded(cfg.run.seed, DRAW_SEED_BASE + n, "selfplay-modes"))
-        tasks = proposer_prompts([f"proposer-e{n}-{k}" for k in range(count)], rng, mix.mode_weights,
-                                 lambda m: level_of(controller, m, cfg.evolution.initial_difficulty),
-                                 recent_examples(store), mode)
-        return [ProposerPrompt(t, last + 1) for t in tasks]
+        return proposer_prompts(self.config, store, _controller(self.config, state), state, last + 1,
+                                seeded(self.config.run.seed, DRAW_SEED_BASE + n, "selfplay-modes"),
+                                [f"proposer-e{n}-{k}" for k in range(count)], mode)
 
     def submit_proposals(self, prompts: Sequence[ProposerPrompt | Task | str], completions: Sequence[str], *,
                          model: str = "external", checkpoint: str | None = None, prefilled: bool = False
@@ -273,10 +264,7 @@ class Environment:
         recent proposals and stored tasks. Admitted tasks are stored (any process grades them by id); every
         proposal is recorded with `model` and `checkpoint` (the proposer's weights). `prefilled`: the prompts ended
         with `def f(` (ProposerPrompt.prefill). A bad completion is a verdict, never an exception."""
-        from spade.dedup import DedupIndex
         from spade.env import proposer as pr
-        from spade.records import AuditEntry
-        from spade.store.proposals import recent_programs
 
         cfg, sp = self.config, self.config.selfplay
         resolved = [pr.prompt_of(p) for p in prompts]
@@ -295,9 +283,7 @@ class Environment:
             self._refresh_dedup(store)
             rejections = pr.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
                                   checkpoint=checkpoint, model=model)
-            recent = DedupIndex.from_tasks([store.task(t) for t, _ in recent_programs(store, sp.recent_window)],
-                                           threshold=cfg.generation.dedup_threshold)
-            rejections += pr.mark_duplicates(entries, recent, self._dedup)
+            rejections += pr.mark_duplicates(entries, pr.recent_index(cfg, store), self._dedup)
             fresh = [e.task for e in entries if e.admitted and e.task is not None]
             audit = [AuditEntry("task", t.task_id, f"proposer:{t.family}", "", "accepted") for t in fresh]
             late: dict[str, Any] = {}

@@ -10,22 +10,25 @@ awaited; `proposal_rewards` turns a report's answers on an admitted task into it
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from spade.config import GenerationConfig, SelfplayConfig
+from spade.config import GenerationConfig, SelfplayConfig, SpadeConfig
 from spade.errors import ConfigError
 from spade.kinds.code_reasoning.prompt import MODES
 from spade.kinds.code_reasoning.proposer_role import PREFILL, PROPOSER
 from spade.records import Rejection, Task
+from spade.selfplay import prompts
 from spade.selfplay.prompts import prompt_json, prompt_task
 from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
-from spade.store import ProposalRecord, ProposalReward, RunStore
+from spade.store import ProposalRecord, ProposalReward, RunState, RunStore
 from spade.store import proposals as stored
 
 if TYPE_CHECKING:
+    from spade.curriculum import Controller
     from spade.dedup import DedupIndex
     from spade.env.environment import Drawn
 
@@ -101,6 +104,27 @@ class Entry:
     @property
     def admitted(self) -> bool:
         return self.valid and not self.duplicate and self.task is not None
+
+
+def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, state: RunState, iteration: int,
+                     seed: int, ids: Sequence[str], mode: str | None) -> list[ProposerPrompt]:
+    """The loop's proposer prompts (spade.selfplay.prompts) for the environment: modes weighted as the run's mix
+    holds them (selfplay.modes until a self-play loop on the run steers it), or all in `mode`."""
+    from spade.selfplay.mix import MixState
+
+    mix = MixState.from_dict((state.selfplay or {}).get("mix") or {}, cfg.selfplay)
+    tasks = prompts.proposer_prompts(ids, random.Random(seed), mix.mode_weights,
+                                     lambda m: prompts.level_of(controller, m, cfg.evolution.initial_difficulty),
+                                     prompts.recent_examples(store), mode)
+    return [ProposerPrompt(t, iteration) for t in tasks]
+
+
+def recent_index(cfg: SpadeConfig, store: RunStore) -> DedupIndex:
+    """The run's last selfplay.recent_window valid proposals, indexed for near-duplicates."""
+    from spade.dedup import DedupIndex
+
+    recent = stored.recent_programs(store, cfg.selfplay.recent_window)
+    return DedupIndex.from_tasks([store.task(t) for t, _ in recent], threshold=cfg.generation.dedup_threshold)
 
 
 def prompt_of(prompt: ProposerPrompt | Task | str) -> Task:

@@ -4,6 +4,7 @@ solver's reported answers reward them. Real sandbox, real SQLite."""
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,7 @@ def test_proposals_are_judged_by_execution_and_rewarded_by_the_solvers_reported_
     assert report.metrics["selfplay/pass_rate/source/proposer"] == 0.5
     assert report.metrics["selfplay/proposals"] == 7 and report.metrics["selfplay/proposer_validity"] == 2 / 7
     assert report.metrics["selfplay/near_duplicate_rate"] == 0.5
+    assert "selfplay_deduction" in env.difficulties()  # the controller now tracks the proposals' family
 
     env.report(env.score([task_id], answers[:1]))  # a later report does not move a reward already set
     with RunStore(env.run_dir, read_only=True) as store:
@@ -91,3 +93,17 @@ def test_proposals_are_judged_by_execution_and_rewarded_by_the_solvers_reported_
         assert admitted.completion.startswith("xs):") and admitted.proposal_id == first.proposal_id
         assert store.query("SELECT COUNT(*) FROM rejections WHERE reason LIKE 'duplicate_%'")[0][0] == 1
     assert env.propose(1)[0].task.params["examples"][0].startswith("def f(xs):")  # the run's proposals are examples
+
+
+def _submit(env: Environment, prompt_json: str, completion: str) -> tuple[str | None, str]:
+    verdict = env.submit_proposals([prompt_json], [completion], model="worker")[0]
+    return verdict.task_id, verdict.reason
+
+
+def test_a_reward_worker_in_another_process_submits_from_the_row_and_dedup_spans_processes(env: Environment) -> None:
+    row = env.propose(1, mode="abduction")[0].row()
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # the env travels pickled, as to trainers' workers
+        task_id, reason = pool.apply(_submit, (env, row["proposer_prompt"], VALID))
+    assert reason == "ok" and task_id is not None and env.task(task_id).params["mode"] == "abduction"
+    again = env.submit_proposals([row["proposer_prompt"]], [RENAMED])[0]
+    assert again.reason.startswith("duplicate_") and again.task_id is None
