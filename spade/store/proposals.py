@@ -62,7 +62,10 @@ def filed_under(store: RunStore, iteration: int) -> tuple[int, int, int]:
 
 def final_proposals(store: RunStore, after_iteration: int = -1, limit: int = 100_000) -> list[ProposalRecord]:
     """Proposals recorded after `after_iteration` whose reward is final (invalid, duplicate, or rewarded from the
-    solver's answers; not those still waiting for them), oldest first: a proposer trainer's data."""
+    solver's answers; not those still waiting for them), oldest first: a proposer trainer's data. A run read as
+    it is from before schema version 3 has none."""
+    if int(store.meta("schema_version") or 0) < 3:
+        return []
     rows = store.query(
         f"SELECT {_COLUMNS} FROM proposals WHERE iteration > ? AND (valid = 0 OR task_id IS NULL"
         " OR solve_rate IS NOT NULL) ORDER BY rowid LIMIT ?", (after_iteration, limit))

@@ -4,6 +4,7 @@ solver's reported answers reward them. Real sandbox, real SQLite."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from spade.config import load_config
 from spade.env import Environment
 from spade.errors import ConfigError
+from spade.export import export_run
 from spade.store import RunStore
 from spade.store.proposals import final_proposals
 
@@ -93,6 +95,10 @@ def test_proposals_are_judged_by_execution_and_rewarded_by_the_solvers_reported_
         assert admitted.completion.startswith("xs):") and admitted.proposal_id == first.proposal_id
         assert store.query("SELECT COUNT(*) FROM rejections WHERE reason LIKE 'duplicate_%'")[0][0] == 1
     assert env.propose(1)[0].task.params["examples"][0].startswith("def f(xs):")  # the run's proposals are examples
+    path, n = export_run(env.run_dir, "proposer")  # the proposer's RFT data: the rewarded proposal alone
+    [row] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert n == 1 and row["messages"][:-1] == prompt.messages()
+    assert row["messages"][-1] == {"role": "assistant", "content": prompt.prefill + admitted.completion}
 
 
 def _submit(env: Environment, prompt_json: str, completion: str) -> tuple[str | None, str]:
