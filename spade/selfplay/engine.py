@@ -132,8 +132,9 @@ class SelfPlay:
 
         sp = self.cfg.selfplay
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
+        initial = self.cfg.evolution.initial_difficulty
         prompts = proposer_prompts([f"proposer-{w.iteration}-{k}" for k in range(count)], rng, self.mix.mode_weights,
-                                   lambda mode: level_of(e.controller, mode, self.cfg.evolution.initial_difficulty), recent_examples(e.store))
+                                   lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store))
         e.progress("propose", 0, count)
         started = time.perf_counter()
         samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
