@@ -98,9 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--run-dir", help="also save the report under RUN_DIR/evals/ (and in its database, if a run)")
     ev.add_argument("--config", help=CONFIG_HELP)
 
-    ex = sub.add_parser("export", help="training data from a run: sft, dpo, grpo, verl, openrlhf")
+    ex = sub.add_parser("export", help="training data from a run: sft, dpo, grpo, verl, openrlhf, proposer")
     ex.add_argument("run_dir", help=RUN_DIR_HELP)
-    ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf"],
+    ex.add_argument("--format", required=True, choices=["sft", "dpo", "grpo", "verl", "openrlhf", "proposer"],
                     help="the trainer's data format")
     ex.add_argument("--out", help="output file (default: inside the run directory)")
     ex.add_argument("--tokenizer", help="openrlhf: render `input` with this local tokenizer directory's chat template "

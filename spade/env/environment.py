@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL
@@ -26,6 +26,9 @@ from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
 from spade.store import IterationTask, IterationWrite, Origin, RunState, RunStore, TaskUse
+
+if TYPE_CHECKING:
+    from spade.env.proposer import ProposalVerdict, ProposerPrompt
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
@@ -209,8 +212,10 @@ class Environment:
         for task in newer:
             self._dedup.add(task)
 
-    def _accept(self, fresh: list[Task], newer: list[Task]) -> tuple[list[Task], list[Rejection]]:
-        """Under the write lock: drop drawn tasks that duplicate one another process stored since our index was read."""
+    def _accept(self, fresh: list[Task], newer: list[Task], late: dict[str, Any] | None = None
+                ) -> tuple[list[Task], list[Rejection]]:
+        """Under the write lock: drop drawn tasks that duplicate one another process stored since our index was read
+        (their dedup verdicts into `late`, when given)."""
         from spade.dedup import DedupIndex
 
         if not newer:
@@ -220,6 +225,8 @@ class Environment:
         for task in fresh:
             verdict = index.check(task)
             if verdict.duplicate:
+                if late is not None:
+                    late[task.task_id] = verdict
                 rejected.append(Rejection(task.task_id, task.family, task.difficulty, f"duplicate_{verdict.kind}",
                                           f"duplicate of {verdict.of}"))
             else:
@@ -227,6 +234,75 @@ class Environment:
         for task in newer:
             self._dedup.add(task)
         return keep, rejected
+
+    # --- self-play's proposer role ------------------------------------------------------------------------
+    def propose(self, count: int | None = None, mode: str | None = None) -> list[ProposerPrompt]:
+        """`count` proposer prompts (default generation.tasks_per_iteration) as self-play's loop asks them: modes
+        weighted as the run's mix holds them (selfplay.modes until a loop steers it), or all in `mode`; each at the
+        controller's difficulty for `selfplay_<mode>`, with a recent valid proposal of the run as its example."""
+        from spade.env.proposer import MODES, proposer_prompts
+        from spade.seeding import seeded
+
+        count = self.config.generation.tasks_per_iteration if count is None else count
+        if count < 1:
+            raise ConfigError(f"propose count = {count}: ask for at least 1 prompt")
+        if mode is not None and mode not in MODES:
+            raise ConfigError(f"propose mode = {mode!r}: use one of {', '.join(MODES)} (or None for the mix)")
+        store = self._store()
+        n = store.next_count("proposer_prompts")
+        last = store.last_iteration()
+        state = store.state_after(last)
+        return proposer_prompts(self.config, store, _controller(self.config, state), state, last + 1,
+                                seeded(self.config.run.seed, DRAW_SEED_BASE + n, "selfplay-modes"),
+                                [f"proposer-e{n}-{k}" for k in range(count)], mode)
+
+    def submit_proposals(self, prompts: Sequence[ProposerPrompt | Task | str], completions: Sequence[str], *,
+                         model: str = "external", checkpoint: str | None = None, prefilled: bool = False
+                         ) -> list[ProposalVerdict]:
+        """Judge each completion as a proposal for its prompt (a `propose` record, or its row's `proposer_prompt`),
+        as the loop judges its own: bounded, parsed, validated by execution in the sandbox, deduplicated against
+        recent proposals and stored tasks. Admitted tasks are stored (any process grades them by id); every
+        proposal is recorded with `model` and `checkpoint` (the proposer's weights). `prefilled`: the prompts ended
+        with `def f(` (ProposerPrompt.prefill). A bad completion is a verdict, never an exception."""
+        from spade.env import proposer as pr
+
+        cfg, sp = self.config, self.config.selfplay
+        resolved = [pr.prompt_of(p) for p in prompts]
+        if len(resolved) != len(completions):
+            raise ConfigError(f"submit_proposals got {len(resolved)} prompts and {len(completions)} completions; "
+                              "give one completion per prompt")
+        if not resolved:
+            return []
+        store = self._store()
+        batch = store.next_count("proposal_batches")
+        entries = [pr.entry(f"e{batch}-{k}", p, c, prefilled) for k, (p, c) in enumerate(zip(resolved, completions))]
+        with self._draw_lock:
+            with self._lock:
+                self._process()
+                pool = self._pool
+            self._refresh_dedup(store)
+            rejections = pr.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
+                                  checkpoint=checkpoint, model=model)
+            rejections += pr.mark_duplicates(entries, pr.recent_index(cfg, store), self._dedup)
+            fresh = [e.task for e in entries if e.admitted and e.task is not None]
+            audit = [AuditEntry("task", t.task_id, f"proposer:{t.family}", "", "accepted") for t in fresh]
+            late: dict[str, Any] = {}
+
+            def accept(newer: list[Task]) -> tuple[list[Task], list[Rejection]]:
+                keep, more = self._accept(fresh, newer, late)
+                for e in entries:
+                    if e.task is not None and e.task.task_id in late:
+                        pr.duplicate(e, late[e.task.task_id].kind or "exact", late[e.task.task_id].similarity)
+                return keep, more
+
+            iteration, stored, self._dedup_rowid = store.add_drawn(
+                self._dedup_rowid, accept, rejections, audit,
+                lambda i, _: pr.records(entries, i, checkpoint, model, sp))
+            for task in stored:
+                self._dedup.add(task)
+        with self._lock:
+            self._tasks.update((t.task_id, t) for t in stored)
+        return pr.verdicts(entries, iteration, sp)
 
     # --- grade ---------------------------------------------------------------------------------------------
     def task(self, task_id: str) -> Task:
@@ -301,6 +377,7 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: RunStat
                model: str, variants: list[int], new_tokens: list[int], started: float) -> IterationWrite:
     """One report as the iteration `spade run` would have committed (under the write lock, from the last state)."""
     from spade.audit import audit_result
+    from spade.env.proposer import proposal_metrics, proposal_rewards
     from spade.policy.prompts import build_prompt
 
     controller = _controller(cfg, state)
@@ -326,8 +403,11 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: RunStat
         else:
             w.task_uses.append(TaskUse(task_id, "replay" if task_id in seen else "generated"))
         controller.observe(task.family or EXTERNAL, wins, difficulty=task.difficulty)
+    rates = {task_id: wins for task_id, (_, wins) in by_task.items()}
+    w.proposal_rewards = proposal_rewards(cfg.selfplay, store, rates)  # proposals of these tasks, made earlier
     w.decisions = controller.maybe_adjust()
-    w.metrics = _metrics(store, iteration, w, controller)
+    w.metrics = {**_metrics(store, iteration, w, controller),
+                 **proposal_metrics(store, iteration, w.proposal_rewards, rates)}
     w.state = replace(state, controller=controller.to_state(), env_reports=state.env_reports + 1)
     return w
 

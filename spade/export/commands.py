@@ -20,11 +20,12 @@ from spade.export import formats
 from spade.export.rows import read_rows, read_tasks
 from spade.store import RunStore
 
-FORMATS = ("sft", "dpo", "grpo", "verl", "openrlhf")
+FORMATS = ("sft", "dpo", "grpo", "verl", "openrlhf", "proposer")
 PYARROW_HINT = "pip install pyarrow==26.0.1"
 _EMPTY_REASON = {
     "sft": "the run has no passing samples yet",
     "dpo": "no task has both a passing and a failing sample yet",
+    "proposer": "no proposal has a reward above 0 yet",
 }
 
 
@@ -65,6 +66,10 @@ def _rows(store: RunStore, fmt: str, render: Callable[[Any], str] | None, verl_c
         return formats.sft_rows(read_rows(store))
     if fmt == "dpo":
         return formats.dpo_rows(read_rows(store))
+    if fmt == "proposer":
+        from spade.store.proposals import final_proposals
+
+        return formats.proposer_rows(final_proposals(store))
     tasks = read_tasks(store)
     if fmt == "grpo":
         return formats.grpo_rows(tasks)

@@ -2,8 +2,9 @@
 
 In: `ExportRow`s (sft, dpo) or `Task`s (grpo, verl, openrlhf). Out: JSON-ready dicts in each consumer's schema:
 TRL conversational SFT (`messages`) and DPO (`prompt`/`chosen`/`rejected`), TRL GRPO prompts (`prompt`, `task_id`,
-`ground_truth`), verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`). Prompts are SPADE's own (public tests
-only); hidden tests travel only as ground truth for the trainer's reward function.
+`ground_truth`), verl RL parquet rows, OpenRLHF prompt rows (`input`/`label`); from the proposals table, the
+proposer role's SFT rows. Prompts are SPADE's own (public tests only); hidden tests travel only as ground truth for
+the trainer's reward function.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from spade.export.rows import ExportRow
 from spade.groundtruth import DATA_SOURCE, ground_truth, verl_code_truth
 from spade.policy.prompts import ASSISTANT_PREFILL, FENCE_CLOSE, Prompt, build_prompt
 from spade.records import Task
+from spade.store import ProposalRecord
 
 VERL_CODE_SOURCE = "apps"  # a data_source verl's own code scorers (prime_code, SandboxFusion) accept
 
@@ -96,3 +98,15 @@ def openrlhf_rows(tasks: Sequence[Task], render: Callable[[Prompt], str] | None 
     user's tokenizer, then the opening fence)."""
     return [{"input": render(build_prompt(t)) if render else prompt_messages(t), "label": ground_truth(t),
              "task_id": t.task_id} for t in tasks]
+
+
+def proposer_rows(proposals: Iterable[ProposalRecord]) -> list[dict[str, Any]]:
+    """The proposer role's data, as the loop's proposer RFT takes it: each proposal whose final reward is above 0
+    (learnability from the solver's answers), its proposer prompt and the proposal as the assistant's answer
+    (the prefill `def f(` and what followed), in TRL's conversational `messages` form."""
+    from spade.kinds.code_reasoning.proposer_role import PREFILL
+    from spade.selfplay.prompts import prompt_task
+
+    return [{"messages": [*prompt_messages(prompt_task(p.prompt)),
+                          {"role": "assistant", "content": PREFILL + p.completion}]}
+            for p in proposals if p.reward > 0]

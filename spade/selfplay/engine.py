@@ -10,7 +10,6 @@ audit lines and metrics on the IterationWrite; `to_state` for the RunState (resu
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import defaultdict
@@ -19,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from spade.errors import TrainingError
 from spade.kinds.code_reasoning.prompt import mode_of
-from spade.kinds.code_reasoning.proposer_role import proposer_task
 from spade.records import AuditEntry, Rejection, Rollout, Task
 from spade.reward import learnability
 from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
+from spade.selfplay.prompts import level_of, prompt_json, prompt_task, proposer_prompts, recent_examples
 from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
 from spade.store import IterationTask, IterationWrite, ProposalRecord
@@ -133,16 +132,9 @@ class SelfPlay:
 
         sp = self.cfg.selfplay
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
-        modes = sorted(m for m, v in self.mix.mode_weights.items() if v > 0)
-        examples = [("def f(" + text).split("```", 1)[0] for _, text in stored.recent_programs(e.store, 16)]
-        prompts = []
-        for k in range(count):
-            mode = rng.choices(modes, [self.mix.mode_weights[m] for m in modes])[0]
-            family = f"selfplay_{mode}"
-            level = e.controller.families[family].difficulty if family in e.controller.families \
-                else self.cfg.evolution.initial_difficulty
-            shown = rng.sample(examples, 1) if examples else []
-            prompts.append(proposer_task(f"proposer-{w.iteration}-{k}", level, shown, mode))
+        initial = self.cfg.evolution.initial_difficulty
+        prompts = proposer_prompts([f"proposer-{w.iteration}-{k}" for k in range(count)], rng, self.mix.mode_weights,
+                                   lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store))
         e.progress("propose", 0, count)
         started = time.perf_counter()
         samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
@@ -220,11 +212,9 @@ class SelfPlay:
                                             duplicate=p.duplicate)
             if p.valid and not p.duplicate:
                 learns.append(learn)
-            prompt = json.dumps({"task_id": p.prompt.task_id, "difficulty": p.prompt.difficulty,
-                                 "examples": p.prompt.params["examples"], "mode": p.mode})
             w.proposals.append(ProposalRecord(p.proposal_id, w.iteration, e.checkpoint, e.policy.name, p.mode,
                                               p.task_id if p.valid and not p.duplicate else None, p.valid, p.reason,
-                                              p.similarity, rate, learn, reward, prompt, p.completion))
+                                              p.similarity, rate, learn, reward, prompt_json(p.prompt), p.completion))
         n = len(self.pending)
         if not n:
             return
@@ -303,7 +293,7 @@ class SelfPlay:
                                       f"skipped: {why}"))
             w.metrics["selfplay/proposer_update_skipped"] = 1.0
             return
-        examples = [TrainExample(_prompt_task(prompt), completion) for prompt, completion, _ in rows]
+        examples = [TrainExample(prompt_task(prompt), completion) for prompt, completion, _ in rows]
         try:
             stats = train_on(examples, seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer"))
         except TrainingError as exc:  # e.g. every proposer prompt fills training.max_seq_len
@@ -326,11 +316,6 @@ class SelfPlay:
 
     def _count(self, name: str, n: float) -> None:
         self.counters[name] = self.counters.get(name, 0.0) + n
-
-
-def _prompt_task(prompt_json: str) -> Task:
-    data = json.loads(prompt_json)
-    return proposer_task(str(data["task_id"]), float(data["difficulty"]), list(data["examples"]), str(data["mode"]))
 
 
 __all__ = ["SelfPlay"]

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from spade.errors import EXIT_INFRA, StoreError
 from spade.records import AuditEntry, ExecResult, Rejection, Task
-from spade.store.iteration import IterationWrite, RunState
+from spade.store.iteration import IterationWrite, ProposalRecord, RunState
 from spade.store.schema import MIGRATIONS, READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 from spade.taskio import task_from_dict, task_to_dict
 from spade.untrusted import MAX_FIELD_BYTES, MAX_STORED_BYTES, excerpt
@@ -192,15 +192,23 @@ class RunStore:
             [(w.iteration, e.suite, _json(e.to_dict())) for e in w.evals],
         )
         self._write_audit(w.iteration, w.audit, w.started_at)
+        self._write_proposals(w.proposals)
         c.executemany(
-            "INSERT INTO proposals(proposal_id, iteration, checkpoint, model, mode, task_id, valid, reason, similarity,"
-            " solve_rate, learnability, reward, prompt, completion) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(p.proposal_id, p.iteration, p.checkpoint, p.model, p.mode, p.task_id, int(p.valid), p.reason,
-              p.similarity, p.solve_rate, p.learnability, p.reward, p.prompt, p.completion) for p in w.proposals],
-        )
+            "UPDATE proposals SET solve_rate = ?, learnability = ?, reward = ? WHERE proposal_id = ?"
+            " AND solve_rate IS NULL", [(r.solve_rate, r.learnability, r.reward, r.proposal_id)
+                                        for r in w.proposal_rewards])
         c.execute(
             "INSERT INTO iterations(iteration, started_at, finished_at, state) VALUES (?,?,?,?)",
             (w.iteration, w.started_at, time.time(), _json(w.state.to_dict())),
+        )
+
+    def _write_proposals(self, rows: list[ProposalRecord]) -> None:
+        self.conn.executemany(
+            "INSERT INTO proposals(proposal_id, iteration, checkpoint, model, mode, task_id, valid, reason, similarity,"
+            " solve_rate, learnability, reward, prompt, completion) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(p.proposal_id, p.iteration, p.checkpoint and _kept(p.checkpoint, MAX_FIELD_BYTES),
+              _kept(p.model, MAX_FIELD_BYTES), p.mode, p.task_id, int(p.valid), p.reason, p.similarity, p.solve_rate,
+              p.learnability, p.reward, p.prompt, _kept(p.completion)) for p in rows],
         )
 
     def _write_audit(self, iteration: int, rows: list[AuditEntry], at: float) -> None:
@@ -243,11 +251,14 @@ class RunStore:
 
     def add_drawn(self, since_rowid: int,
                   accept: Callable[[list[Task]], tuple[list[Task], list[Rejection]]],
-                  rejections: list[Rejection], audit: list[AuditEntry]) -> tuple[int, list[Task], int]:
+                  rejections: list[Rejection], audit: list[AuditEntry],
+                  proposals: Callable[[int, list[Task]], list[ProposalRecord]] | None = None
+                  ) -> tuple[int, list[Task], int]:
         """Store drawn tasks under the open iteration (the next to be committed), in one transaction.
         `accept(tasks stored after since_rowid)` runs under the lock and returns the tasks to store and more
         rejections (duplicates of tasks another process stored meanwhile). Task audit rows are kept for stored
-        tasks only. Returns (the iteration, the tasks stored, the newest task row id)."""
+        tasks only. `proposals(iteration, tasks stored)`, when given, are the proposal rows written with them.
+        Returns (the iteration, the tasks stored, the newest task row id)."""
         with self._writing("store drawn tasks"):
             with self._transaction():
                 iteration = self.last_iteration() + 1
@@ -263,6 +274,8 @@ class RunStore:
                      for r in [*rejections, *more]])
                 stored = {t.task_id for t in tasks}
                 self._write_audit(iteration, [a for a in audit if a.kind != "task" or a.ref in stored], time.time())
+                if proposals is not None:
+                    self._write_proposals(proposals(iteration, tasks))
                 newest = self.conn.execute("SELECT MAX(rowid) FROM tasks").fetchone()[0] or 0
         return iteration, tasks, newest
 

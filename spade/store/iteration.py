@@ -52,6 +52,17 @@ class ProposalRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ProposalReward:
+    """A proposal's reward once the solver's answers on its task are reported (spade.env): written over the row's
+    solve rate, learnability and reward, only while its solve rate is still unknown."""
+
+    proposal_id: str
+    solve_rate: float
+    learnability: float
+    reward: float
+
+
+@dataclass(frozen=True, slots=True)
 class RunState:
     """What the next iteration (a resumed run, the environment's next report) restores, as committed with one
     iteration. Each component owns its part's JSON (Controller.to_state, EvalGate.state)."""
@@ -93,6 +104,7 @@ class IterationWrite:
     evals: list[EvalReport] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
     proposals: list[ProposalRecord] = field(default_factory=list)
+    proposal_rewards: list[ProposalReward] = field(default_factory=list)  # for proposals made earlier
     state: RunState = field(default_factory=RunState)  # after this iteration
 
     def tasks_of(self, origin: Origin) -> list[Task]:

@@ -7,7 +7,7 @@ import sqlite3
 
 from spade.records import Task
 from spade.store import IterationTask, IterationWrite, ProposalRecord, RunState, RunStore
-from spade.store.proposals import league_candidates, proposer_examples, recent_programs
+from spade.store.proposals import final_proposals, league_candidates, proposer_examples, recent_programs
 
 
 def record(pid: str, iteration: int, checkpoint: str | None, task_id: str | None, reward: float) -> ProposalRecord:
@@ -46,6 +46,7 @@ def test_a_version_2_run_is_upgraded_with_the_proposals_table(tmp_path):
     conn.close()
     with RunStore(tmp_path, read_only=True) as reader:
         assert reader.meta("schema_version") == "2"
+        assert final_proposals(reader) == []  # read as it is: no proposals table, no proposals
     with RunStore(tmp_path) as writer:
         assert writer.meta("schema_version") == "3"
         writer.commit_iteration(IterationWrite(0, tasks=[IterationTask(task("t0"), "generated")],

@@ -1,0 +1,115 @@
+"""Self-play's proposer role through the environment API: an outside trainer's model gets proposer prompts, its
+proposals are judged by execution and deduplicated, admitted ones become tasks any process grades by id, and the
+solver's reported answers reward them. Real sandbox, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from spade.config import load_config
+from spade.env import Environment
+from spade.errors import ConfigError
+from spade.export import export_run
+from spade.store import RunStore
+from spade.store.proposals import final_proposals
+
+VALID = ('```python\ndef f(xs):\n    """Triple the items above one."""\n    return [x * 3 for x in xs if x > 1]\n\n'
+         'print(f([1, 2, 3]))\nprint(f([4, 0]))\nprint(f([]))\n```')
+RENAMED = ('```python\ndef f(ys):\n    """Triple the items above one."""\n    return [y * 3 for y in ys if y > 1]\n\n'
+           'print(f([1, 2, 3]))\nprint(f([5]))\n```')
+INVALID = {
+    "syntax": "```python\ndef f(x:\n    return (\n```",
+    "raises": "```python\ndef f(x):\n    return x // 0\n\nprint(f(1))\nprint(f(2))\n```",
+    "non_deterministic": "```python\ndef f(s):\n    return hash(s) % 1000\n\nprint(f('a'))\nprint(f('bc'))\n```",
+    "oversized": "```python\ndef f(" + "(" * 1_000_000,
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path):
+    cfg = load_config(None, {"generation.families": ["list_transform"], "generation.tasks_per_iteration": 2,
+                             "evolution.replay_ratio": 0.0, "executor.workers": 2})
+    with Environment.open(tmp_path / "run", cfg) as e:
+        yield e
+
+
+def test_proposer_prompts_come_in_the_mix_modes_at_the_controllers_difficulty(env: Environment) -> None:
+    prompts = env.propose(6)
+    assert len(prompts) == 6 and {p.mode for p in prompts} <= {"deduction", "abduction", "induction"}
+    assert all(p.task.difficulty == env.config.evolution.initial_difficulty for p in prompts)
+    row = prompts[0].row()
+    assert row["role"] == "proposer" and row["task_id"] == prompts[0].task.task_id
+    assert row["prompt"][0]["role"] == "system" and "function f" in row["prompt"][-1]["content"]
+    assert {p.mode for p in env.propose(3, mode="abduction")} == {"abduction"}
+    with pytest.raises(ConfigError, match="propose mode = 'sorting'"):
+        env.propose(1, mode="sorting")
+    with pytest.raises(ConfigError, match="not a proposer prompt"):
+        env.submit_proposals(['{"mode": "x"}'], [VALID])
+
+
+def test_proposals_are_judged_by_execution_and_rewarded_by_the_solvers_reported_answers(env: Environment) -> None:
+    sp = env.config.selfplay
+    prompt = env.propose(1, mode="deduction")[0]
+    first = env.submit_proposals([prompt.row()["proposer_prompt"]], [VALID], model="trl-proposer",
+                                 checkpoint="step-7")[0]
+    assert first.valid and first.reason == "ok" and first.pending and first.reward == 0.0
+    assert first.drawn is not None and first.drawn.origin == "generated" and first.drawn.task.kind == "code_reasoning"
+    task_id = first.task_id
+    assert task_id is not None and env.task(task_id).params["mode"] == "deduction"
+
+    names = list(INVALID)
+    judged = env.submit_proposals([prompt] * (len(names) + 2), [RENAMED, *INVALID.values(), None],
+                                  model="trl-proposer", checkpoint="step-7")
+    duplicate, rest = judged[0], dict(zip([*names, "not_text"], judged[1:]))
+    assert duplicate.valid and duplicate.reason.startswith("duplicate_") and duplicate.task_id is None
+    assert duplicate.reward == pytest.approx(-sp.duplicate_penalty * duplicate.similarity) and duplicate.reward < 0
+    assert {name: v.reason for name, v in rest.items()} == {
+        "syntax": "no_function", "raises": "reference_exception", "non_deterministic": "nondeterministic",
+        "oversized": "no_function", "not_text": "no_function"}
+    for name, verdict in rest.items():
+        assert not verdict.valid and verdict.task_id is None and verdict.reward == -sp.invalid_penalty, name
+
+    query = env.task(task_id).test_cases[0]
+    call = f"f({', '.join(repr(a) for a in query.args)})"
+    answers = [f"```python\nassert {call} == {query.expected!r}\n```", "```python\nassert f([]) == 'no'\n```"]
+    with Environment.open(env.run_dir) as solver_side:  # another opener grades the stored task by id
+        graded, report = solver_side.step([task_id, task_id], answers, model="trl-solver")
+    assert [g.passed for g in graded] == [True, False]
+    assert report.metrics["selfplay/mean_learnability"] == 0.5
+    assert report.metrics["selfplay/pass_rate/source/proposer"] == 0.5
+    assert report.metrics["selfplay/proposals"] == 7 and report.metrics["selfplay/proposer_validity"] == 2 / 7
+    assert report.metrics["selfplay/near_duplicate_rate"] == 0.5
+    assert "selfplay_deduction" in env.difficulties()  # the controller now tracks the proposals' family
+
+    env.report(env.score([task_id], answers[:1]))  # a later report does not move a reward already set
+    with RunStore(env.run_dir, read_only=True) as store:
+        rows = {p.proposal_id: p for p in final_proposals(store)}
+        assert len(rows) == 7 and {p.model for p in rows.values()} == {"trl-proposer"}
+        assert {p.checkpoint for p in rows.values()} == {"step-7"}
+        [admitted] = [p for p in rows.values() if p.task_id == task_id]
+        assert (admitted.solve_rate, admitted.learnability, admitted.reward) == (0.5, 0.5, 0.5)
+        assert admitted.completion.startswith("xs):") and admitted.proposal_id == first.proposal_id
+        assert store.query("SELECT COUNT(*) FROM rejections WHERE reason LIKE 'duplicate_%'")[0][0] == 1
+    assert env.propose(1)[0].task.params["examples"][0].startswith("def f(xs):")  # the run's proposals are examples
+    path, n = export_run(env.run_dir, "proposer")  # the proposer's RFT data: the rewarded proposal alone
+    [row] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert n == 1 and row["messages"][:-1] == prompt.messages()
+    assert row["messages"][-1] == {"role": "assistant", "content": prompt.prefill + admitted.completion}
+
+
+def _submit(env: Environment, prompt_json: str, completion: str) -> tuple[str | None, str]:
+    verdict = env.submit_proposals([prompt_json], [completion], model="worker")[0]
+    return verdict.task_id, verdict.reason
+
+
+def test_a_reward_worker_in_another_process_submits_from_the_row_and_dedup_spans_processes(env: Environment) -> None:
+    row = env.propose(1, mode="abduction")[0].row()
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # the env travels pickled, as to trainers' workers
+        task_id, reason = pool.apply(_submit, (env, row["proposer_prompt"], VALID))
+    assert reason == "ok" and task_id is not None and env.task(task_id).params["mode"] == "abduction"
+    again = env.submit_proposals([row["proposer_prompt"]], [RENAMED])[0]
+    assert again.reason.startswith("duplicate_") and again.task_id is None
