@@ -6,7 +6,9 @@ sampling.batch_size (or what `auto` picks). Each round runs the three engines in
 shared machine hits all alike; prints sequences/s and new tokens/s per engine and the ratios of the static
 sampler to the other two (sequences/s: what the loop waits for). Also the cost of re-reading the weights after
 an update (the static sampler's refresh).
-Run: .venv/bin/python bench/sampling.py [--config configs/tiny.yaml] [--threads 2] [--rounds 2]
+Run: .venv/bin/python bench/sampling.py [--config configs/tiny.yaml] [--threads 2] [--rounds 2] [--lora trained]
+(--lora fresh|trained: the model wrapped in LoRA adapters as the loop's trainer wraps it, so every engine samples
+what the loop samples; without it the bare model, which the loop samples only with training off).
 """
 
 from __future__ import annotations
@@ -86,10 +88,15 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--tasks", type=int, default=0, help="tasks (0: the config's generation.tasks_per_iteration)")
+    p.add_argument("--lora", choices=("off", "fresh", "trained"), default="off",
+                   help="sample as the loop does once its trainer has wrapped the model in LoRA adapters (training."
+                        "lora_r): fresh (B = 0, before the first update) or trained (B moved, as after one)")
     args = p.parse_args()
     cfg = load_config(args.config)
     s = cfg.sampling.model_copy(update={"threads": args.threads})
     policy = EmbeddedPolicy(s, cfg.training)
+    if args.lora != "off":
+        with_adapters(policy, args.lora == "trained")
     tasks = load_suite("builtin")[: args.tasks or cfg.generation.tasks_per_iteration]
     texts = [policy.prompt_text(t, variant_for(i)) for t in tasks for i in range(s.sampling_n)]
     texts.sort(key=len)  # as EmbeddedPolicy batches them
@@ -129,8 +136,25 @@ def main() -> None:
           f"{tok_s['static'] / tok_s['generate']:.2f}x tok/s | static vs previous SPADE decoder (hf): "
           f"{seq['static'] / seq['hf']:.2f}x seq/s, {tok_s['static'] / tok_s['hf']:.2f}x tok/s")
     roofline(policy, batches, per_batch, {k: v[0] for k, v in totals.items()})
-    full, lora = refresh_seconds(policy, decoders["static"])
-    print(f"weight refresh after an update: {full:.3f} s of every parameter, {lora:.3f} s of LoRA adapters only")
+    if args.lora == "off":
+        full, lora = refresh_seconds(policy, decoders["static"])
+        print(f"weight refresh after an update: {full:.3f} s of every parameter, {lora:.3f} s of LoRA adapters only")
+
+
+def with_adapters(policy: EmbeddedPolicy, trained: bool) -> None:
+    """Wrap the policy's model in LoRA adapters as the RFT trainer does; `trained` moves every B off zero (seeded
+    normal values of the size one update leaves), so the engines pay for the adapters as after an update."""
+    import torch
+
+    from spade.train.rft import trainable_with_optimizer
+
+    trainable_with_optimizer(policy, policy.training, seed=0)
+    if trained:
+        gen = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            for name, param in policy.model.named_parameters():
+                if "lora_B" in name:
+                    param.copy_(1e-3 * torch.randn(param.shape, generator=gen, dtype=param.dtype))
 
 
 def matmul_flops_per_token(model: Any) -> float:

@@ -4,7 +4,8 @@ In: the model the trainer updates in place (plain, or wrapped by peft with LoRA 
 record whose projections sharing an input are concatenated (q|k|v, gate|up) so a layer runs 4 matrix products
 instead of 7, and whose LoRA adapters stay unmerged: W x + scale * B (A x) is computed as peft computes it (the
 adapter in its own dtype, float32 by peft's default), because merging a small update into bfloat16 weights
-would round most of it away and the sampler would no longer sample the weights that train.
+would round most of it away and the sampler would no longer sample the weights that train. An adapter whose B is
+all zeros (a fresh one: the trainers wrap the model before the first iteration samples) is left out, exactly.
 `fingerprint` changes whenever any parameter is written in place (optimizer step, `load_state_dict`, adapter
 load), replaced, or the model object is swapped; the decoder rebuilds its copy then. In bfloat16 the base weights
 are also packed for oneDNN (`spade.policy.packing`); a rebuild re-packs only the weights that changed since the
@@ -172,8 +173,10 @@ def _fuse(modules: list[Any], packs: dict[tuple, Any]) -> Projection:
             if getattr(module, "use_dora", {}).get(adapter, False) or getattr(module, "fan_in_fan_out", False):
                 raise ModelError("DoRA and fan-in-fan-out LoRA layers are not supported by the static decoder; "
                                  "set sampling.engine: hf")
-            a = module.lora_A[adapter].weight.detach()
-            pieces.append((row, a, module.lora_B[adapter].weight.detach() * module.scaling[adapter]))
+            a, up = module.lora_A[adapter].weight.detach(), module.lora_B[adapter].weight.detach()
+            if not bool(up.any()):  # B = 0 (a fresh adapter, before its first update) adds exactly nothing
+                continue
+            pieces.append((row, a, up * module.scaling[adapter]))
         row += b.weight.shape[0]
     if not pieces:
         return _packed(Projection(weight, source=source, pinned=pinned), packs)

@@ -97,8 +97,12 @@ def test_lora_logits_follow_an_optimizer_step_and_an_adapter_load(policy, easy_t
     texts = SHORT
     decoder = StaticDecoder(model, policy.tokenizer, closed_after_code)
     start = decoder.last_logits(texts)
+    # A fresh adapter (B = 0) adds nothing: the snapshot leaves it out and samples the bare weights' logits.
+    assert all(layer.qkv.lora_a is None and layer.down.lora_a is None for layer in decoder.weights().layers)
+    torch.testing.assert_close(start, StaticDecoder(policy.model, policy.tokenizer).last_logits(texts), atol=0, rtol=0)
     _train_step(model, policy.tokenizer, texts, [p for p in model.parameters() if p.requires_grad])
     trained = decoder.last_logits(texts)
+    assert all(layer.qkv.lora_a is not None for layer in decoder.weights().layers)
     assert (trained - start).abs().max() > 0.1
     torch.testing.assert_close(trained, _reference_logits(policy.tokenizer, model, texts), atol=2e-3, rtol=1e-4)
     model.save_pretrained(str(tmp_path))
