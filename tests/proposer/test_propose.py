@@ -28,6 +28,7 @@ def first(xs: list[int]) -> int:
     return xs[0]
 
 print(first([]))
+print(first([5]))
 ```'''
 ANSWERS = [GOOD, "Sorry, I can only chat.", '```python\ndef f(x):\n    return x\n\nprint(f(2))\n```', RAISES]
 
