@@ -85,6 +85,25 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
     return out
 
 
+def print_compared(graded: dict[str, Any]) -> None:
+    """The arm pairs of COMPARED that the merged arms hold, per seed label ('', '-s1', ...) and per suite both
+    were graded on, paired over the tasks both saw; then the proposer's first and last third of each self-play arm."""
+    labels = sorted({name[len(arm):] for name in graded for arm in ARMS[:-1] if name.startswith(arm)})
+    for label in labels:
+        for new, old in COMPARED:
+            if "none" in (new, old):
+                continue
+            a, b = graded.get(new + label), graded.get(old + label)
+            if a is None or b is None:
+                continue
+            for suite in [s for s in a["eval"] if s in b["eval"]]:
+                print_difference(f"{new + label} - {old + label}", suite, b["eval"][suite]["per_task"],
+                                 a["eval"][suite]["per_task"])
+    for name, row in graded.items():
+        if "proposer" in row:
+            print(f"{name} proposer: {json.dumps(row['proposer'])}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--minutes", type=float, default=45.0, help="CPU-time training budget per arm, in minutes")
@@ -111,6 +130,7 @@ def main() -> None:
     suites = [s for s in args.suites.split(",") if s]
     if args.merge:
         efficacy.merge(args.merge, args.out)
+        print_compared(json.loads((args.out / "efficacy.json").read_text())["arms"])
         return
     arms = [a for a in args.arms.split(",") if a]
     unknown = [a for a in arms if a not in ARMS]
