@@ -265,6 +265,7 @@ class Environment:
         proposal is recorded with `model` and `checkpoint` (the proposer's weights). `prefilled`: the prompts ended
         with `def f(` (ProposerPrompt.prefill). A bad completion is a verdict, never an exception."""
         from spade.env import proposer as pr
+        from spade.selfplay import judging
 
         cfg, sp = self.config, self.config.selfplay
         resolved = [pr.prompt_of(p) for p in prompts]
@@ -275,15 +276,15 @@ class Environment:
             return []
         store = self._store()
         batch = store.next_count("proposal_batches")
-        entries = [pr.entry(f"e{batch}-{k}", p, c, prefilled) for k, (p, c) in enumerate(zip(resolved, completions))]
+        entries = [judging.judged(f"e{batch}-{k}", p, c, prefilled) for k, (p, c) in enumerate(zip(resolved, completions))]
         with self._draw_lock:
             with self._lock:
                 self._process()
                 pool = self._pool
             self._refresh_dedup(store)
-            rejections = pr.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
+            rejections = judging.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
                                   checkpoint=checkpoint, model=model)
-            rejections += pr.mark_duplicates(entries, pr.recent_index(cfg, store), self._dedup)
+            rejections += judging.admit(entries, judging.recent_index(cfg, store), self._dedup)
             fresh = [e.task for e in entries if e.admitted and e.task is not None]
             audit = [AuditEntry("task", t.task_id, f"proposer:{t.family}", "", "accepted") for t in fresh]
             late: dict[str, Any] = {}
@@ -292,12 +293,12 @@ class Environment:
                 keep, more = self._accept(fresh, newer, late)
                 for e in entries:
                     if e.task is not None and e.task.task_id in late:
-                        pr.duplicate(e, late[e.task.task_id].kind or "exact", late[e.task.task_id].similarity)
+                        judging.mark_duplicate(e, late[e.task.task_id].kind or "exact", late[e.task.task_id].similarity)
                 return keep, more
 
             iteration, stored, self._dedup_rowid = store.add_drawn(
                 self._dedup_rowid, accept, rejections, audit,
-                lambda i, _: pr.records(entries, i, checkpoint, model, sp))
+                lambda i, _: [e.record(i, checkpoint, model, sp) for e in entries])
             for task in stored:
                 self._dedup.add(task)
         with self._lock:

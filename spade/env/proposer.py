@@ -1,10 +1,9 @@
 """Self-play's proposer role through the environment API: the records an outside trainer gets and the judging of
-its proposals, as the loop judges them (spade.selfplay.engine).
+its proposals, by the loop's own judging (spade.selfplay.judging).
 
 In: proposer prompts (spade.selfplay.prompts) and the trainer's completions. Out: one `ProposalVerdict` per
-completion: the text is cut to MAX_PROPOSAL_CHARS before it is parsed; execution in the sandbox decides validity
-(spade.kinds.validate_drafts), never the model; a valid proposal that duplicates a recent proposal or a stored task
-is not admitted. The immediate reward is the penalty (invalid, duplicate) or 0 while the solver's answers are
+completion (spade.selfplay.judging: bounded, parsed, validated by execution in the sandbox, never by the model; a
+valid proposal that duplicates a recent proposal or a stored task is not admitted). The immediate reward is the penalty (invalid, duplicate) or 0 while the solver's answers are
 awaited; `proposal_rewards` turns a report's answers on an admitted task into its learnability and reward.
 """
 
@@ -15,21 +14,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from spade.config import GenerationConfig, SelfplayConfig, SpadeConfig
+from spade.config import SelfplayConfig, SpadeConfig
 from spade.errors import ConfigError
 from spade.kinds.code_reasoning.prompt import MODES
 from spade.kinds.code_reasoning.proposer_role import PREFILL, PROPOSER
-from spade.records import Rejection, Task
+from spade.records import Task
 from spade.selfplay import prompts
+from spade.selfplay.judging import Judged
 from spade.selfplay.prompts import prompt_json, prompt_task
-from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
-from spade.store import ProposalRecord, ProposalReward, RunState, RunStore
+from spade.store import ProposalReward, RunState, RunStore
 from spade.store import proposals as stored
 
 if TYPE_CHECKING:
     from spade.curriculum import Controller
-    from spade.dedup import DedupIndex
     from spade.env.environment import Drawn
 
 MAX_PROMPT_JSON_CHARS = 64_000  # a dataset row's `proposer_prompt`: one short example and a few numbers
@@ -86,26 +84,6 @@ class ProposalVerdict:
         return self.task_id is not None
 
 
-@dataclass
-class Entry:
-    """A proposal being judged (mutable while it is; made a record at the end)."""
-
-    proposal_id: str
-    prompt: Task
-    completion: str  # bounded, as stored: the text after `def f(` (as the loop's prefilled proposer writes it)
-    text: str  # bounded, as parsed
-    prefilled: bool
-    task: Task | None = None
-    valid: bool = False
-    reason: str = "not_parsed"
-    similarity: float = 0.0
-    duplicate: bool = False
-
-    @property
-    def admitted(self) -> bool:
-        return self.valid and not self.duplicate and self.task is not None
-
-
 def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, state: RunState, iteration: int,
                      seed: int, ids: Sequence[str], mode: str | None) -> list[ProposerPrompt]:
     """The loop's proposer prompts (spade.selfplay.prompts) for the environment: modes weighted as the run's mix
@@ -117,14 +95,6 @@ def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, 
                                      lambda m: prompts.level_of(controller, m, cfg.evolution.initial_difficulty),
                                      prompts.recent_examples(store), mode)
     return [ProposerPrompt(t, iteration) for t in tasks]
-
-
-def recent_index(cfg: SpadeConfig, store: RunStore) -> DedupIndex:
-    """The run's last selfplay.recent_window valid proposals, indexed for near-duplicates."""
-    from spade.dedup import DedupIndex
-
-    recent = stored.recent_programs(store, cfg.selfplay.recent_window)
-    return DedupIndex.from_tasks([store.task(t) for t, _ in recent], threshold=cfg.generation.dedup_threshold)
 
 
 def prompt_of(prompt: ProposerPrompt | Task | str) -> Task:
@@ -147,74 +117,7 @@ def prompt_of(prompt: ProposerPrompt | Task | str) -> Task:
                       "`propose` returned, or their rows' proposer_prompt field unchanged")
 
 
-def entry(proposal_id: str, prompt: Task, completion: Any, prefilled: bool) -> Entry:
-    """The completion bounded before anything reads it; text that is not a string proposes nothing."""
-    text = completion[:MAX_PROPOSAL_CHARS] if isinstance(completion, str) else ""
-    at = -1 if prefilled else text.find("def f(")
-    return Entry(proposal_id, prompt, text[at + len("def f("):] if at >= 0 else text, text, prefilled)
-
-
-def judge(entries: Sequence[Entry], pool: Any, cfg: GenerationConfig, *, iteration: int, checkpoint: str | None,
-          model: str) -> list[Rejection]:
-    """Parse each entry and validate the parsed drafts by execution (in place); the validation rejections."""
-    from spade.kinds import validate_drafts
-
-    drafts, parsed_entries = [], []
-    for k, e in enumerate(entries):
-        parsed = parse_proposal(e.text, prefilled=e.prefilled)
-        if isinstance(parsed, str):
-            e.reason = parsed
-            continue
-        drafts.append(draft_of(parsed, e.prompt.params["mode"], e.prompt.difficulty, iteration=iteration, index=k,
-                               checkpoint=checkpoint, model=model))
-        parsed_entries.append(e)
-    rejections = []
-    for draft, outcome, e in zip(drafts, validate_drafts(drafts, pool, cfg) if drafts else [], parsed_entries):
-        if outcome.accepted and outcome.task is not None:
-            e.valid, e.reason, e.task = True, "ok", outcome.task
-        else:
-            e.reason = outcome.reasons[0] if outcome.reasons else "invalid"
-            rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, e.reason,
-                                        "; ".join(outcome.details)[:500]))
-    return rejections
-
-
-def mark_duplicates(entries: Sequence[Entry], recent: DedupIndex, known: DedupIndex) -> list[Rejection]:
-    """Valid entries that duplicate a recent proposal, a stored task or an earlier entry are not admitted."""
-    rejections = []
-    for e in entries:
-        if not e.valid or e.task is None:
-            continue
-        near, seen = recent.check(e.task), known.check(e.task)
-        verdict = near if near.duplicate else seen
-        if verdict.duplicate:
-            duplicate(e, verdict.kind or "exact", verdict.similarity)
-            rejections.append(Rejection(e.task.task_id, e.task.family, e.task.difficulty, e.reason,
-                                        f"duplicate of {verdict.of}"))
-        else:
-            recent.add(e.task)
-    return rejections
-
-
-def duplicate(e: Entry, kind: str, similarity: float | None) -> None:
-    e.duplicate, e.reason = True, f"duplicate_{kind}"
-    e.similarity = float(similarity if similarity is not None else 1.0)
-
-
-def records(entries: Sequence[Entry], iteration: int, checkpoint: str | None, model: str,
-            sp: SelfplayConfig) -> list[ProposalRecord]:
-    """The proposals table's rows; an admitted proposal's solve rate is unknown until a report grades its task."""
-    out = []
-    for e in entries:
-        learn, reward = proposal_reward(sp, valid=e.valid, solve_rate=None, similarity=e.similarity,
-                                        duplicate=e.duplicate)
-        out.append(ProposalRecord(e.proposal_id, iteration, checkpoint, model, str(e.prompt.params["mode"]),
-                                  e.task.task_id if e.admitted and e.task else None, e.valid, e.reason, e.similarity,
-                                  None, learn, reward, prompt_json(e.prompt), e.completion))
-    return out
-
-
-def verdicts(entries: Sequence[Entry], iteration: int, sp: SelfplayConfig) -> list[ProposalVerdict]:
+def verdicts(entries: Sequence[Judged], iteration: int, sp: SelfplayConfig) -> list[ProposalVerdict]:
     from spade.env.environment import Drawn
 
     out = []

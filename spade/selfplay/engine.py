@@ -18,16 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from spade.errors import TrainingError
 from spade.kinds.code_reasoning.prompt import mode_of
-from spade.records import AuditEntry, Rejection, Rollout, Task
+from spade.records import AuditEntry, Rollout, Task
 from spade.reward import learnability
 from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
+from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
-from spade.selfplay.prompts import level_of, prompt_json, prompt_task, proposer_prompts, recent_examples
-from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
-from spade.selfplay.reward import proposal_reward
-from spade.store import IterationTask, IterationWrite, ProposalRecord
+from spade.selfplay.prompts import level_of, prompt_task, proposer_prompts, recent_examples
+from spade.store import IterationTask, IterationWrite
 from spade.store import proposals as stored
 
 if TYPE_CHECKING:
@@ -40,21 +39,6 @@ PROPOSER, PROCEDURAL, LEAGUE = "proposer", "procedural", "league"
 
 
 @dataclass
-class _Pending:
-    """A proposal waiting for the solver's rollouts."""
-
-    proposal_id: str
-    prompt: Task
-    completion: str
-    mode: str
-    task_id: str | None
-    valid: bool
-    reason: str
-    similarity: float = 0.0
-    duplicate: bool = False
-
-
-@dataclass
 class SelfPlay:
     cfg: SpadeConfig
     mix: MixState
@@ -62,20 +46,15 @@ class SelfPlay:
     boost_left: int = 0
     last_proposer_iteration: int = -1
     counters: dict[str, float] = field(default_factory=dict)
-    pending: list[_Pending] = field(default_factory=list)
+    pending: list[Judged] = field(default_factory=list)
     league_ids: set[str] = field(default_factory=set)
 
     # -- building and state ----------------------------------------------------------------------------
     @classmethod
     def build(cls, cfg: SpadeConfig, store: RunStore, state: dict[str, Any] | None) -> SelfPlay:
-        from spade.dedup import DedupIndex
-
-        sp = cfg.selfplay
         state = state or {}
-        recent = DedupIndex(threshold=cfg.generation.dedup_threshold)
-        for task_id, _ in stored.recent_programs(store, sp.recent_window):
-            recent.add(store.task(task_id))
-        return cls(cfg, MixState.from_dict(state.get("mix") or {}, sp), recent, int(state.get("boost_left", 0)),
+        return cls(cfg, MixState.from_dict(state.get("mix") or {}, cfg.selfplay), recent_index(cfg, store),
+                   int(state.get("boost_left", 0)),
                    int(state.get("last_proposer_iteration", -1)),
                    {str(k): float(v) for k, v in (state.get("counters") or {}).items()})
 
@@ -126,10 +105,8 @@ class SelfPlay:
         return tasks
 
     def _propose(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
-        """`count` proposer prompts sampled once each; the parsed drafts validated by execution; the valid,
-        non-duplicate ones admitted like any task."""
-        from spade.kinds import validate_drafts
-
+        """`count` proposer prompts sampled once each and judged (spade.selfplay.judging); the admitted ones are
+        the iteration's tasks like any other."""
         sp = self.cfg.selfplay
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
         initial = self.cfg.evolution.initial_difficulty
@@ -141,47 +118,20 @@ class SelfPlay:
                                   seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
         e.timed("propose", started)
         e.progress("propose", count, count)
-        drafts, pending = [], []
-        for k, (prompt, answers) in enumerate(zip(prompts, samples)):
-            text = answers[0].text[:MAX_PROPOSAL_CHARS] if answers else ""  # an OpenAI backend's text is unbounded
-            pid = f"p{w.iteration}-{k}"
-            parsed = parse_proposal(text)
-            if isinstance(parsed, str):
-                self.pending.append(_Pending(pid, prompt, text, prompt.params["mode"], None, False, parsed))
-                continue
-            draft = draft_of(parsed, prompt.params["mode"], prompt.difficulty, iteration=w.iteration, index=k,
-                             checkpoint=e.checkpoint, model=e.policy.name)
-            drafts.append(draft)
-            pending.append(_Pending(pid, prompt, text, prompt.params["mode"], draft.task_id, True, "ok"))
+        # An OpenAI backend's text is unbounded: judged() cuts it before anything reads it.
+        self.pending = [judged(f"p{w.iteration}-{k}", prompt, answers[0].text if answers else "", True)
+                        for k, (prompt, answers) in enumerate(zip(prompts, samples))]
         started = time.perf_counter()
-        outcomes = validate_drafts(drafts, e.pool, self.cfg.generation) if drafts else []
+        w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
+                                  checkpoint=e.checkpoint, model=e.policy.name))
         e.timed("validate_proposals", started)
-        admitted: list[Task] = []
-        for draft, outcome, p in zip(drafts, outcomes, pending):
-            if not outcome.accepted or outcome.task is None:
-                p.valid, p.reason, p.task_id = False, outcome.reasons[0] if outcome.reasons else "invalid", None
-                w.rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, p.reason,
-                                              "; ".join(outcome.details)[:500]))
-            else:
-                self._admit(e, w, outcome.task, p, admitted)
-            self.pending.append(p)
+        w.rejections.extend(admit(self.pending, self.recent, e.dedup))
+        admitted = [p.task for p in self.pending if p.admitted and p.task is not None]
+        for task in admitted:
+            e.dedup.add(task)
+            w.tasks.append(IterationTask(task, "generated"))
+            w.audit.append(AuditEntry("task", task.task_id, f"proposer:{task.family}", "", "accepted"))
         return admitted
-
-    def _admit(self, e: Engine, w: IterationWrite, task: Task, p: _Pending, admitted: list[Task]) -> None:
-        near = self.recent.check(task)
-        known = e.dedup.check(task)
-        if near.duplicate or known.duplicate:
-            verdict = near if near.duplicate else known
-            p.duplicate, p.similarity = True, float(verdict.similarity if verdict.similarity is not None else 1.0)
-            p.reason, p.task_id = f"duplicate_{verdict.kind}", None
-            w.rejections.append(Rejection(task.task_id, task.family, task.difficulty, p.reason,
-                                          f"duplicate of {verdict.of}"))
-            return
-        self.recent.add(task)
-        e.dedup.add(task)
-        admitted.append(task)
-        w.tasks.append(IterationTask(task, "generated"))
-        w.audit.append(AuditEntry("task", task.task_id, f"proposer:{task.family}", "", "accepted"))
 
     # -- after the solver's rollouts ---------------------------------------------------------------------
     def after_attempt(self, e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> None:
@@ -207,19 +157,15 @@ class SelfPlay:
         learns: list[float] = []
         for p in self.pending:
             got = rates.get(p.task_id or "", [])
-            rate = sum(got) / len(got) if got else None
-            learn, reward = proposal_reward(sp, valid=p.valid, solve_rate=rate, similarity=p.similarity,
-                                            duplicate=p.duplicate)
-            if p.valid and not p.duplicate:
-                learns.append(learn)
-            w.proposals.append(ProposalRecord(p.proposal_id, w.iteration, e.checkpoint, e.policy.name, p.mode,
-                                              p.task_id if p.valid and not p.duplicate else None, p.valid, p.reason,
-                                              p.similarity, rate, learn, reward, prompt_json(p.prompt), p.completion))
+            record = p.record(w.iteration, e.checkpoint, e.policy.name, sp, sum(got) / len(got) if got else None)
+            if p.admitted:
+                learns.append(record.learnability)
+            w.proposals.append(record)
         n = len(self.pending)
         if not n:
             return
         valid = [p for p in self.pending if p.valid]
-        admitted = [p for p in valid if not p.duplicate]
+        admitted = [p for p in valid if p.admitted]
         w.metrics["selfplay/proposals"] = float(n)
         w.metrics["selfplay/proposer_validity"] = len(valid) / n
         w.metrics["selfplay/distinct_per_100"] = 100.0 * len({p.task_id for p in admitted}) / n
@@ -231,7 +177,7 @@ class SelfPlay:
         self._count("valid_proposals", len(valid))
 
     def _observe(self, w: IterationWrite, rates: dict[str, list[float]]) -> None:
-        proposed = {p.task_id for p in self.pending if p.valid and not p.duplicate}
+        proposed = {p.task_id for p in self.pending if p.admitted}
         passes: dict[str, list[float]] = defaultdict(list)
         for task in w.all_tasks:
             got = rates.get(task.task_id)

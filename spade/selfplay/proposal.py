@@ -3,8 +3,8 @@
 In: the proposer's completion (the text after `def f(` was prefilled, or the whole answer), a mode, ids. Out: a
 `ParsedProposal` (program, inputs, description) or the reason there is none. The text is cut to
 MAX_PROPOSAL_CHARS before it is parsed (spade.pycode bounds nesting); inputs are the literal arguments of calls of
-f outside its body (`print(f(3, [1]))`), at most MAX_INPUTS of them, each at most MAX_INPUT_CHARS as written.
-Nothing here runs the program: validation does, in the sandbox (spade.kinds.code_reasoning.validate).
+f outside its body (`print(f(3, [1]))`), at most MAX_INPUTS of them, each at most MAX_INPUT_CHARS as written; a
+call whose argument count f cannot take is left out (the others still make a task). Nothing here runs the program: validation does, in the sandbox (spade.kinds.code_reasoning.validate).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from spade.kinds.code_reasoning.prompt import INDUCTION
 from spade.kinds.code_reasoning.proposer_role import PREFILL
+from spade.kinds.code_reasoning.validate import split_inputs
 from spade.pycode import parse_untrusted
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value
@@ -37,7 +37,8 @@ class ParsedProposal:
 
 
 def parse_proposal(completion: str, *, prefilled: bool = True) -> ParsedProposal | str:
-    """The proposal in `completion`, or a reason code: no_function, syntax_error, no_inputs."""
+    """The proposal in `completion`, or a reason code: no_function, syntax_error, no_inputs, arity_mismatch (calls,
+    but none with an argument count f takes)."""
     text = ((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS]
     block = text.split("```python", 1)[-1].split("```", 1)[0] if "```" in text else text
     tree = _longest_module(block)
@@ -50,6 +51,7 @@ def parse_proposal(completion: str, *, prefilled: bool = True) -> ParsedProposal
     program = "\n".join([*imports, ast.get_source_segment(block, func) or ""]).strip() + "\n"
     inputs: list[tuple[Any, ...]] = []
     seen: set[str] = set()
+    fits, misfits = _arity(func), 0
     for node in tree.body:
         if node is func or isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom)):
             continue
@@ -57,12 +59,15 @@ def parse_proposal(completion: str, *, prefilled: bool = True) -> ParsedProposal
             args = _literal_call(block, call)
             if args is None:
                 continue
+            if not fits(len(args)):
+                misfits += 1
+                continue
             key = json.dumps(args)
             if key not in seen and len(inputs) < MAX_INPUTS:
                 seen.add(key)
                 inputs.append(tuple(args))
     if not inputs:
-        return "no_inputs"
+        return "arity_mismatch" if misfits else "no_inputs"
     doc = ast.get_docstring(func) or ""
     description = doc.strip().splitlines()[0][:200] if doc.strip() else "Find the function from its examples."
     signature = (ast.get_source_segment(block, func) or "").split("\n", 1)[0].rstrip(":").strip()
@@ -75,14 +80,22 @@ def draft_of(parsed: ParsedProposal, mode: str, difficulty: float, *, iteration:
     most half, and hides the rest)."""
     content = json.dumps([parsed.program, [list(a) for a in parsed.inputs], mode])
     task_id = f"sp-{mode[:3]}-{hashlib.sha256(content.encode()).hexdigest()[:12]}"
-    shown = min(n_public, max(1, len(parsed.inputs) // 2))  # induction keeps at least half of the pairs hidden
-    public = parsed.inputs[:shown] if mode == INDUCTION else parsed.inputs
-    hidden = parsed.inputs[shown:] if mode == INDUCTION else ()
+    public, hidden = split_inputs(mode, parsed.inputs, n_public)  # induction keeps at least half of the pairs hidden
     return TaskDraft(task_id, parsed.description, parsed.signature, ENTRY, difficulty, ("code_reasoning", mode),
                      public, hidden, parsed.program, family=f"selfplay_{mode}", params={"mode": mode},
                      provenance={"source": "proposer", "iteration": iteration, "index": index,
                                  "checkpoint": checkpoint, "model": model},
                      kind="code_reasoning")
+
+
+def _arity(func: ast.FunctionDef) -> Any:
+    """Whether f takes n positional arguments (keyword-only parameters without a default rule every n out)."""
+    a = func.args
+    if any(d is None for d in a.kw_defaults):
+        return lambda n: False
+    most = len(a.posonlyargs) + len(a.args)
+    least = most - len(a.defaults)
+    return lambda n: least <= n and (a.vararg is not None or n <= most)
 
 
 def _literal_call(source: str, call: ast.Call) -> list[Any] | None:

@@ -34,9 +34,20 @@ def test_a_proposal_is_the_function_and_the_literal_calls_outside_it():
     ("x):\n    return x\n```", "no_inputs"),
     ("x):\n    return x\nprint(g(3))\n", "no_inputs"),
     ("x):\n    return x\nprint(f(y=3))\n", "no_inputs"),
+    ("x):\n    return x\nprint(f(1, 2))\nprint(f())\n", "arity_mismatch"),  # calls, none f can take
 ])
 def test_a_proposal_without_a_function_or_literal_inputs_is_a_reason(text, reason):
     assert parse_proposal(text) == reason
+
+
+def test_calls_with_an_argument_count_f_cannot_take_are_left_out():
+    """A proposer's `print(f('abc', 4))` beside `print(f('hi'))` for f(s): the whole proposal was refused as
+    arity_mismatch; now the calls f can take make the task."""
+    parsed = parse_proposal("s, n=2):\n    return s * n\n\nprint(f('abc', 4))\nprint(f('hi'))\nprint(f())\n"
+                            "print(f('a', 1, 2))\n```")
+    assert not isinstance(parsed, str) and parsed.inputs == (("abc", 4), ("hi",))
+    star = parse_proposal("*xs):\n    return len(xs)\n\nprint(f())\nprint(f(1, 2, 3))\n```")
+    assert not isinstance(star, str) and star.inputs == ((), (1, 2, 3))
 
 
 def test_a_proposal_is_bounded_before_it_is_parsed():

@@ -9,6 +9,8 @@ Deduction and abduction tasks:
   return a plain JSON value of at most MAX_VALUE_CHARS characters, the same both times (deterministic);
 - not constant: with two or more inputs the outputs must differ (else any input answers an abduction);
 - the query is the first input whose call and output are both short enough to show (MAX_SHOWN_CHARS).
+A proposer's drafts may first pass `keep_returning`: one run of the program, and the inputs on which it raises
+are left out (the rest are then validated in full, as above).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ MAX_PROGRAM_CHARS = 1500
 MAX_VALUE_CHARS = 2000
 MAX_SHOWN_CHARS = 120
 MAX_INPUTS = 16
+Inputs = tuple[tuple[Any, ...], ...]
 
 
 @dataclass
@@ -43,6 +46,37 @@ class _Case:
     inputs: list[tuple[Any, ...]]
     stated: list[Any] | None
     problems: list[Problem] = field(default_factory=list)
+
+
+def split_inputs(mode: str, inputs: Sequence[tuple[Any, ...]], n_public: int = 3) -> tuple[Inputs, Inputs]:
+    """(shown, hidden): induction shows the first pairs, at most n_public and at most half, and hides the rest;
+    the other modes keep every input as a candidate query."""
+    if mode != INDUCTION:
+        return tuple(inputs), ()
+    shown = min(n_public, max(1, len(inputs) // 2))
+    return tuple(inputs[:shown]), tuple(inputs[shown:])
+
+
+def keep_returning(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[TaskDraft]:
+    """Each draft with the inputs on which its program raises left out, after one run in the sandbox (a proposer's
+    `print(f(5))` beside `print(f([1, 2]))`). A draft whose program does not load, or raises on every input, stays
+    whole, so validation names its problem; timeouts and crashes stay too (validation refuses them)."""
+    futures = [_submit(pool, _Case(Task(d.task_id, "", d.signature, d.entry_point, d.difficulty, d.tags,
+                                        reference_solution=d.reference_solution, kind=KIND),
+                                   [tuple(a) for a in d.all_inputs][:MAX_INPUTS], None), cfg, None)
+               for d in drafts]
+    out = []
+    for d, future in zip(drafts, futures):
+        run: RawRun = future.result()
+        inputs = [tuple(a) for a in d.all_inputs][:MAX_INPUTS]
+        kept = [a for a, o in zip(inputs, run.outcomes) if o.kind is not OutcomeKind.EXCEPTION]
+        kept += inputs[len(run.outcomes):]
+        if run.load_status is not None or not kept or len(kept) == len(inputs):
+            out.append(d)
+            continue
+        public, hidden = split_inputs(str(d.params.get("mode")), kept)
+        out.append(replace(d, public_inputs=public, hidden_inputs=hidden))
+    return out
 
 
 def validate_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:

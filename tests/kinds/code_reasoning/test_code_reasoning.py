@@ -123,3 +123,24 @@ def test_a_one_input_induction_proposal_is_refused_and_an_accepted_one_reads_bac
     assert not refused.accepted and refused.reasons == ("too_few_inputs",)
     assert accepted.accepted and accepted.task.test_cases and accepted.task.hidden_test_cases
     assert task_from_dict(task_to_dict(accepted.task), "store") == accepted.task
+
+
+@pytest.mark.parametrize("mode", ["deduction", "abduction", "induction"])
+def test_a_proposal_keeps_the_inputs_its_program_returns_on(pool, mode):
+    """`print(f(5))` beside list calls for f(xs): the program raised on one input and the whole proposal was
+    refused (reference_exception / reference_raises); judging now leaves that input out and validates the rest
+    in full. A program that raises on every input is still refused."""
+    from spade.kinds.code_reasoning.prompt import mode_of
+    from spade.kinds.code_reasoning.proposer_role import proposer_task
+    from spade.selfplay.judging import judge, judged
+
+    prompt = proposer_task("proposer-0-0", 0.3, [], mode)
+    good = judged("p0", prompt, "xs):\n    return sum(xs) * 2\n\nprint(f(5))\nprint(f([1, 2]))\nprint(f([3]))\n"
+                                "print(f([4, 5, 6]))\nprint(f([]))\n```", True)
+    bad = judged("p1", prompt, "xs):\n    return sum(xs) * 2\n\nprint(f(5))\nprint(f('a'))\n```", True)
+    rejections = judge([good, bad], pool, CFG, iteration=0, checkpoint=None, model="m")
+    assert good.valid and good.reason == "ok" and good.task is not None and mode_of(good.task) == mode
+    args = [list(c.args) for c in good.task.all_tests]
+    assert [5] not in args and [[1, 2]] in args
+    assert not bad.valid and bad.reason in ("reference_exception", "reference_raises")
+    assert [r.reason for r in rejections] == [bad.reason]
