@@ -6,21 +6,30 @@ reasons before and after. No model runs: this measures a change of judging (pars
 proposals a self-play arm actually wrote, not a change of the proposer. Duplicates are judged against nothing
 here, so "valid" is validity before deduplication (the stored duplicates count as valid on both sides).
 Run: .venv/bin/python bench/proposals.py RUN_DIR [RUN_DIR ...]   (a self-play arm's run, e.g. runs/sp-s0/selfplay)
+
+With --sample N instead: the config's model (the embedded base by default) writes N proposals under the proposer
+prompt (modes in turn, the built-in example, selfplay.proposer_temperature, --seed), and they are judged as the
+loop judges them; prints the valid share per mode and the reasons. This measures the prompt and the model.
+Run: .venv/bin/python bench/proposals.py --sample 48 [--config configs/tiny.yaml] [--threads 1] [--seed 0]
 """
 
 from __future__ import annotations
 
 import argparse
+import platform
 import sqlite3
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spade.config import ExecutorConfig, GenerationConfig  # noqa: E402
+from spade.config import ExecutorConfig, GenerationConfig, load_config  # noqa: E402
+from spade.kinds.code_reasoning.prompt import MODES  # noqa: E402
+from spade.kinds.code_reasoning.proposer_role import proposer_task  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
-from spade.selfplay.judging import judge, judged  # noqa: E402
+from spade.selfplay.judging import Judged, judge, judged  # noqa: E402
 from spade.selfplay.prompts import prompt_task  # noqa: E402
 
 
@@ -29,10 +38,48 @@ def stored(run: Path) -> list[tuple[str, str, str, str, int]]:
         return list(db.execute("SELECT proposal_id, prompt, completion, reason, valid FROM proposals"))
 
 
+def sampled(args: argparse.Namespace) -> list[Judged]:
+    from spade.policy.embedded import EmbeddedPolicy
+
+    cfg = load_config(args.config)
+    policy = EmbeddedPolicy(cfg.sampling.model_copy(update={"threads": args.threads}), cfg.training)
+    prompts = [proposer_task(f"proposer-b-{k}", cfg.evolution.initial_difficulty, [], MODES[k % len(MODES)])
+               for k in range(args.sample)]
+    started = time.perf_counter()
+    samples = policy.sample(prompts, 1, temperature=cfg.selfplay.proposer_temperature, seed=args.seed)
+    print(f"sampled {len(prompts)} proposals in {time.perf_counter() - started:.0f} s ({policy.name}, "
+          f"{args.threads} thread(s), {platform.processor() or platform.machine()})")
+    return [judged(p.task_id, p, a[0].text if a else "", True) for p, a in zip(prompts, samples)]
+
+
+def report_sampled(entries: list[Judged]) -> None:
+    by: dict[str, list[bool]] = defaultdict(list)
+    for e in entries:
+        by[e.mode].append(e.valid)
+        by["all"].append(e.valid)
+    print("mode | proposals | valid")
+    for mode in sorted(by, key=lambda m: (m == "all", m)):
+        got = by[mode]
+        print(f"{mode} | {len(got)} | {sum(got) / len(got):.2f} ({sum(got)})")
+    print("reasons: " + ", ".join(f"{r} {n}" for r, n in Counter(e.reason for e in entries).most_common()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", type=Path)
+    ap.add_argument("runs", nargs="*", type=Path)
+    ap.add_argument("--sample", type=int, default=0, help="proposals to sample from the config's model instead")
+    ap.add_argument("--config", default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if args.sample:
+        entries = sampled(args)
+        with SandboxPool(ExecutorConfig()) as pool:
+            judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="sampled")
+        report_sampled(entries)
+        return
+    if not args.runs:
+        sys.exit("give a run directory, or --sample N")
     rows = [r for run in args.runs for r in stored(run)]
     if not rows:
         sys.exit("no proposals stored in " + ", ".join(map(str, args.runs)))

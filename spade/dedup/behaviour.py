@@ -8,14 +8,15 @@ rules). The expected values of a suite are its references' outputs on its inputs
 the suite was built and cached with it, so the evaluation side costs nothing per run.
 In: evaluation tasks by suite; training tasks (validated) and a sandbox pool. Out: the matches, one per
 (training task, evaluation task), and per-task verdicts. One sandbox job per training task, all checked in
-parallel. Not covered: tasks of other kinds than Python functions, tasks without a reference, evaluation tasks
+parallel. Not covered: tasks of other kinds than Python functions (a code_reasoning induction task, whose answer is
+the function, is one), tasks without a reference, evaluation tasks
 whose tests all expect one value (any constant would match), and evaluation tasks on whose inputs the training
 reference does not finish within the per-input limit (kept: the screen errs toward keeping a task).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,10 +65,15 @@ def _checkable(task: Task) -> bool:
     return any(repr(t.expected) != first for t in tests[1:])
 
 
+def _writes_a_function(task: Task) -> bool:
+    """A training task whose answer is a function: Python function tasks and code_reasoning induction."""
+    return task.kind == PYTHON_FUNCTION or (task.kind == "code_reasoning" and task.params.get("mode") == "induction")
+
+
 class BehaviourIndex:
     """Evaluation tasks grouped by shape; `screen` runs training references on the inputs of their shape."""
 
-    def __init__(self, suites: dict[str, Iterable[Task]]) -> None:
+    def __init__(self, suites: Mapping[str, Iterable[Task]]) -> None:
         self._by_shape: dict[tuple[str, ...], list[tuple[str, Task]]] = {}
         for suite, tasks in suites.items():
             for task in tasks:
@@ -81,7 +87,7 @@ class BehaviourIndex:
 
     def candidates(self, task: Task) -> list[tuple[str, Task]]:
         """The evaluation tasks `task`'s reference is run on: those of its shape (MAX_CANDIDATES at most)."""
-        if task.kind != PYTHON_FUNCTION or not task.reference_solution:
+        if not _writes_a_function(task) or not task.reference_solution:
             return []
         return self._by_shape.get(shape(task.all_tests) or (), [])[:MAX_CANDIDATES]
 
@@ -190,6 +196,29 @@ class ContaminationScreen:
             detail = f"its reference gives {found.suite} task {found.eval_id}'s expected values on all its inputs"
             out.append(ValidationOutcome(False, None, (REASON,), (detail,), o.notes, o.task.task_id, o.kill_ratio))
         return out
+
+
+def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
+    """The suites training must not reproduce: the run's reported and gate suites (`loaded`, by name; empty ones
+    dropped) and cfg.eval.contamination_suites."""
+    from spade.evaluate.suites import load_suite
+
+    suites = {name: tasks for name, tasks in loaded.items() if tasks}
+    for name in cfg.eval.contamination_suites:
+        if name not in suites:
+            suites[name] = load_suite(name, cfg.generation.withhold_families)
+    return suites
+
+
+def contamination_screen(run_dir: Any, suites: dict[str, list[Task]]) -> ContaminationScreen:
+    """The behaviour screen over `suites`: foreign ones are reserved (a task answering one is rejected),
+    in-distribution ones are filtered at evaluation; matches are kept in the run directory (MATCHES_NAME)."""
+    from pathlib import Path
+
+    from spade.evaluate.suites import in_distribution
+
+    return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
+                               Path(run_dir) / MATCHES_NAME)
 
 
 def read_matches(path: Any) -> list[str]:

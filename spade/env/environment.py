@@ -99,6 +99,7 @@ class Environment:
         self._pool: Any = None
         self._dedup: Any = None
         self._dedup_rowid = 0
+        self._screen: Any = None
         self._tasks: dict[str, Task] = {}
 
     @classmethod
@@ -180,7 +181,7 @@ class Environment:
                 cfg.generation.families, cfg.generation.kinds, cfg.generation.withhold_families)]
             gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
             supply = TaskSupply(cfg.model_copy(update={"generation": gen}), store, pool, self.controller(),
-                                self._dedup, families, _proposer(cfg) if llm else None)
+                                self._dedup, families, _proposer(cfg) if llm else None, screen=self._contamination())
             w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
             supply.draw(w)
             fresh = w.tasks_of("generated")
@@ -211,6 +212,15 @@ class Environment:
         self._dedup_rowid, newer = store.tasks_after(self._dedup_rowid)
         for task in newer:
             self._dedup.add(task)
+
+    def _contamination(self) -> Any:
+        """The behaviour screen the loop applies (spade.dedup.behaviour): a drawn or proposed task whose reference
+        answers a task of a foreign evaluation suite is rejected (contaminated_behaviour, counted in status)."""
+        from spade.dedup.behaviour import checked_suites, contamination_screen
+
+        if self._screen is None:
+            self._screen = contamination_screen(self.run_dir, checked_suites(self.config, _eval_suites(self.config)))
+        return self._screen
 
     def _accept(self, fresh: list[Task], newer: list[Task], late: dict[str, Any] | None = None
                 ) -> tuple[list[Task], list[Rejection]]:
@@ -283,7 +293,7 @@ class Environment:
                 pool = self._pool
             self._refresh_dedup(store)
             rejections = judging.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
-                                  checkpoint=checkpoint, model=model)
+                                       checkpoint=checkpoint, model=model, screen=self._contamination())
             rejections += judging.admit(entries, judging.recent_index(cfg, store), self._dedup)
             fresh = [e.task for e in entries if e.admitted and e.task is not None]
             audit = [AuditEntry("task", t.task_id, f"proposer:{t.family}", "", "accepted") for t in fresh]
@@ -437,12 +447,19 @@ def _controller(cfg: SpadeConfig, state: RunState) -> Any:
     return Controller(cfg.evolution, families)
 
 
+def _eval_suites(cfg: SpadeConfig) -> dict[str, list[Task]]:
+    """The run's reported and gate suites, by name."""
+    from spade.evaluate.suites import load_suite
+
+    return {name: load_suite(name, cfg.generation.withhold_families)
+            for name in dict.fromkeys((cfg.eval.suite, cfg.eval.gate_suite))}
+
+
 def _reserved(cfg: SpadeConfig) -> list[Task]:
     """Foreign evaluation suites are reserved whole in the dedup index, as spade.pipeline.build does."""
-    from spade.evaluate.suites import in_distribution, load_suite
+    from spade.evaluate.suites import in_distribution
 
-    return [t for name in dict.fromkeys((cfg.eval.suite, cfg.eval.gate_suite)) if not in_distribution(name)
-            for t in load_suite(name, cfg.generation.withhold_families)]
+    return [t for name, tasks in _eval_suites(cfg).items() if not in_distribution(name) for t in tasks]
 
 
 def _proposer(cfg: SpadeConfig) -> Any:

@@ -20,6 +20,7 @@ from spade.store import RunStore
 @contextmanager
 def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Iterator[Engine]:
     from spade.dedup import DedupIndex
+    from spade.dedup.behaviour import checked_suites, contamination_screen
     from spade.evaluate.suites import in_distribution, load_suite
     from spade.generate.proposer.make import make_proposer
     from spade.generate.registry import resolve_families
@@ -54,7 +55,7 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
     checked = checked_suites(cfg, {cfg.eval.suite: suite, cfg.eval.gate_suite: gate_suite})
     reserved = [t for name, tasks in checked.items() if not in_distribution(name) for t in tasks]
     dedup = DedupIndex.from_tasks([*reserved, *store.tasks()], threshold=cfg.generation.dedup_threshold)
-    screen = contamination_screen(store, checked)
+    screen = contamination_screen(store.run_dir, checked)
     with open_pool(cfg.executor) as pool:
         progress("load model", 0, 1)
         policy = make_policy(cfg)
@@ -72,28 +73,6 @@ def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Itera
                      dedup=dedup, eval_tasks=eval_tasks, gate_tasks=gate_tasks, families=families, gate=gate,
                      proposer=make_proposer(cfg) if llm_tasks else None, progress=progress, checkpoint=checkpoint,
                      selfplay=make_selfplay(cfg, store, state.selfplay), screen=screen)
-
-
-def checked_suites(cfg: SpadeConfig, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
-    """The suites training must not reproduce: the run's reported and gate suites (loaded already) and
-    eval.contamination_suites."""
-    from spade.evaluate.suites import load_suite
-
-    suites = {name: tasks for name, tasks in loaded.items() if tasks}
-    for name in cfg.eval.contamination_suites:
-        if name not in suites:
-            suites[name] = load_suite(name, cfg.generation.withhold_families)
-    return suites
-
-
-def contamination_screen(store: RunStore, suites: dict[str, list[Task]]) -> Any:
-    """The behaviour screen over `suites`: foreign ones are reserved (a task answering one is rejected),
-    in-distribution ones are filtered at evaluation; matches are kept in the run directory."""
-    from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
-    from spade.evaluate.suites import in_distribution
-
-    return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
-                               store.run_dir / MATCHES_NAME)
 
 
 def gate_split(reported: list[Task], gate_suite: list[Task], limit: int, threshold: float) -> list[Task]:

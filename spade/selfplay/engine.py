@@ -88,7 +88,8 @@ class SelfPlay:
 
         gen = self.cfg.generation.model_copy(update={"tasks_per_iteration": count})
         cfg = self.cfg.model_copy(update={"generation": gen})
-        return TaskSupply(cfg, e.store, e.pool, e.controller, e.dedup, e.families, None, e.progress).draw(w)
+        return TaskSupply(cfg, e.store, e.pool, e.controller, e.dedup, e.families, None, e.progress,
+                          e.screen).draw(w)
 
     def _league(self, e: Engine, w: IterationWrite, count: int, exclude: set[str]) -> list[Task]:
         candidates = stored.league_candidates(e.store, e.checkpoint, 500)
@@ -123,7 +124,7 @@ class SelfPlay:
                         for k, (prompt, answers) in enumerate(zip(prompts, samples))]
         started = time.perf_counter()
         w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
-                                  checkpoint=e.checkpoint, model=e.policy.name))
+                                  checkpoint=e.checkpoint, model=e.policy.name, screen=e.screen))
         e.timed("validate_proposals", started)
         w.rejections.extend(admit(self.pending, self.recent, e.dedup))
         admitted = [p.task for p in self.pending if p.admitted and p.task is not None]

@@ -4,7 +4,8 @@ In: the proposer's completions with their prompts. Out: each `Judged` set valid 
 when it is admitted, and the rejections to store. The steps: the text is cut to MAX_PROPOSAL_CHARS before
 anything reads it; parsed (spade.selfplay.proposal: f and its literal calls); one run of the program in the sandbox
 leaves out the inputs on which it raises (spade.kinds.code_reasoning.validate.keep_returning); the draft validated
-by execution like any task; a valid proposal that is a near-duplicate of a recent proposal or of a stored task, or
+by execution like any task, and screened for contamination by behaviour where the run screens its supply; a
+valid proposal that is a near-duplicate of a recent proposal or of a stored task, or
 of an earlier one in the same batch, is not admitted.
 """
 
@@ -24,6 +25,7 @@ from spade.store import proposals as stored
 if TYPE_CHECKING:
     from spade.config import GenerationConfig, SelfplayConfig, SpadeConfig
     from spade.dedup import DedupIndex
+    from spade.dedup.behaviour import ContaminationScreen
     from spade.store import RunStore
 
 
@@ -74,9 +76,9 @@ def judged(proposal_id: str, prompt: Task, completion: Any, prefilled: bool) -> 
 
 
 def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iteration: int, checkpoint: str | None,
-          model: str) -> list[Rejection]:
-    """Parse each entry, leave out the inputs its program raises on, validate the drafts by execution (entries
-    set in place); the validation rejections."""
+          model: str, screen: ContaminationScreen | None = None) -> list[Rejection]:
+    """Parse each entry, leave out the inputs its program raises on, validate the drafts by execution and, with a
+    `screen`, refuse those that behave as a reserved evaluation task (entries set in place); the rejections."""
     from spade.kinds import validate_drafts
     from spade.kinds.code_reasoning.validate import keep_returning
 
@@ -92,8 +94,11 @@ def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iterat
     if not drafts:
         return []
     drafts = keep_returning(drafts, pool, cfg)
+    outcomes = validate_drafts(drafts, pool, cfg)
+    if screen is not None:
+        outcomes = screen.exclude(outcomes, pool)
     rejections = []
-    for draft, outcome, e in zip(drafts, validate_drafts(drafts, pool, cfg), parsed_entries):
+    for draft, outcome, e in zip(drafts, outcomes, parsed_entries):
         if outcome.accepted and outcome.task is not None:
             e.valid, e.reason, e.task = True, "ok", outcome.task
         else:

@@ -10,11 +10,10 @@ import pytest
 from spade.config import SpadeConfig
 from spade.curriculum import Controller
 from spade.dedup import DedupIndex
-from spade.dedup.behaviour import MATCHES_NAME, REASON, BehaviourIndex
+from spade.dedup.behaviour import MATCHES_NAME, REASON, BehaviourIndex, contamination_screen
 from spade.evaluate.suites import load_suite
 from spade.generate.procedural import draft_task
 from spade.kinds import validate_drafts
-from spade.pipeline.build import contamination_screen
 from spade.pipeline.stages import Engine, make_tasks
 from spade.pipeline.status import status_command, summarise
 from spade.sandbox import SandboxPool
@@ -65,7 +64,7 @@ def test_the_loop_leaves_contaminated_tasks_out_and_status_counts_them(tmp_path,
     cfg = SpadeConfig.model_validate({"generation": {"families": ["primes"], "tasks_per_iteration": 6},
                                       "evolution": {"initial_difficulty": 0.0, "difficulty_low": 0.0}, "executor": {"workers": 2}})
     store = RunStore(tmp_path, create=True)
-    screen = contamination_screen(store, {"builtin": load_suite("builtin")})
+    screen = contamination_screen(tmp_path, {"builtin": load_suite("builtin")})
     e = Engine(cfg=cfg, store=store, pool=pool, policy=None, trainer=None,
                controller=Controller(cfg.evolution, ["primes"]), dedup=DedupIndex(), eval_tasks=[],
                families=["primes"], screen=screen)
@@ -104,3 +103,21 @@ def test_an_in_distribution_task_a_trained_task_answers_is_kept_for_training_and
     assert screen.matched == {"heldout/is_prime-x"}
     left = drop_run_tasks("heldout", [answered, other], tmp_path, cfg.generation.dedup_threshold)
     assert [t.task_id for t in left] == ["heldout/gcd-x"]
+
+
+def test_the_environment_draws_no_task_that_answers_an_evaluation_task(tmp_path, capsys):
+    """spade.env's supply (what TRL/verl users train on) had no behaviour screen: primes at the lowest difficulty
+    handed out is_prime tasks that answer builtin/is_prime."""
+    from spade.config import load_config
+    from spade.env import Environment
+
+    cfg = load_config(None, {"generation.families": ["primes"], "generation.tasks_per_iteration": 6,
+                             "evolution.initial_difficulty": 0.0, "evolution.difficulty_low": 0.0,
+                             "evolution.replay_ratio": 0.0, "executor.workers": 2})
+    with Environment.open(tmp_path / "run", cfg) as env:
+        drawn = env.draw(6) + env.draw(6)
+    assert not any("-> bool" in d.task.signature for d in drawn)
+    store = RunStore(tmp_path / "run")
+    assert summarise(store).rejected_by_reason[REASON] > 0
+    store.close()
+    assert (tmp_path / "run" / MATCHES_NAME).exists()

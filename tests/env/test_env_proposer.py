@@ -113,3 +113,20 @@ def test_a_reward_worker_in_another_process_submits_from_the_row_and_dedup_spans
     assert reason == "ok" and task_id is not None and env.task(task_id).params["mode"] == "abduction"
     again = env.submit_proposals([row["proposer_prompt"]], [RENAMED])[0]
     assert again.reason.startswith("duplicate_") and again.task_id is None
+
+
+PRIME = ("```python\ndef f(n):\n    if n < 2:\n        return False\n    k = 2\n    while k * k <= n:\n"
+         "        if n % k == 0:\n            return False\n        k += 1\n    return True\n\n"
+         "print(f(7))\nprint(f(8))\nprint(f(13))\nprint(f(1))\n```")
+
+
+def test_a_proposal_that_answers_an_evaluation_task_is_refused_by_behaviour(env: Environment) -> None:
+    """An induction proposal whose f is primality: its reference gives builtin/is_prime's expected values, so
+    solving it is solving an evaluation task. Proposals were judged without the behaviour screen (the loop's and
+    the environment's), so it was admitted."""
+    from spade.dedup.behaviour import REASON
+
+    prompt = env.propose(1, mode="induction")[0]
+    got = env.submit_proposals([prompt], [PRIME])[0]
+    assert not got.valid and got.reason == REASON and got.task_id is None
+    assert env.submit_proposals([env.propose(1, mode="deduction")[0]], [PRIME])[0].valid  # predicting a value
