@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import efficacy  # noqa: E402
-from efficacy import arm_config, evaluate_arm, print_difference, print_table, suite_key, train_arm  # noqa: E402
+from efficacy import (  # noqa: E402
+    arm_config,
+    evaluate_arm,
+    print_difference,
+    print_table,
+    seed_mean,
+    suite_key,
+    train_arm,
+)
 
 from spade.cli import parse_sets  # noqa: E402
 from spade.config import SpadeConfig, load_config  # noqa: E402
@@ -87,7 +96,9 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
 
 def print_compared(graded: dict[str, Any]) -> None:
     """The arm pairs of COMPARED that the merged arms hold, per seed label ('', '-s1', ...) and per suite both
-    were graded on, paired over the tasks both saw; then the proposer's first and last third of each self-play arm."""
+    were graded on, paired over the tasks both saw; then each pair over its seeds (each task's pass@1 averaged over
+    the seeds graded on it, as bench/efficacy.py pools a recipe); then the proposer's first and last third of each
+    self-play arm."""
     labels = sorted({name[len(arm):] for name in graded for arm in ARMS[:-1] if name.startswith(arm)})
     for label in labels:
         for new, old in COMPARED:
@@ -99,6 +110,14 @@ def print_compared(graded: dict[str, Any]) -> None:
             for suite in [s for s in a["eval"] if s in b["eval"]]:
                 print_difference(f"{new + label} - {old + label}", suite, b["eval"][suite]["per_task"],
                                  a["eval"][suite]["per_task"])
+    groups = {arm: [n for n in graded if n == arm or re.fullmatch(re.escape(arm) + r"-s\d+", n)] for arm in ARMS}
+    for new, old in COMPARED:
+        if "none" in (new, old) or len(groups[new]) + len(groups[old]) <= 2 or not groups[new] or not groups[old]:
+            continue  # one seed a side: printed above
+        suites = [s for s in graded[groups[new][0]]["eval"] if s in graded[groups[old][0]]["eval"]]
+        for suite in suites:
+            print_difference(f"{new} ({len(groups[new])} seeds) - {old} ({len(groups[old])})", suite,
+                             *(seed_mean(graded, groups[g], suite) for g in (old, new)))
     for name, row in graded.items():
         if "proposer" in row:
             print(f"{name} proposer: {json.dumps(row['proposer'])}")
