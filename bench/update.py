@@ -9,7 +9,8 @@ decoder outputs kept from its first (its logits are the output head on them). Th
 references as answers, encoded as an update encodes them (prompt + code + fence, up to training.max_seq_len), so
 their lengths are those of the loop's buffer. Printed: seconds per step for each (SPADE's on a first and on a later epoch), the ratios, tokens in a step.
 An update of training.epochs 3 spends one step in three on a first epoch.
-  .venv/bin/python bench/update.py [--threads 2] [--steps 3] [--batch-size 8]
+  .venv/bin/python bench/update.py [--threads 2] [--steps 3] [--batch-size 8] [--lora-layers 15]
+With --lora-layers N, the same batches also go through a policy whose adapters sit on its last N layers only.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=3, help="timed steps of each (distinct batches)")
     p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--lora-layers", type=int, default=0,
+                   help="also time SPADE's update with adapters on the last N layers only (training.lora_layers)")
     args = p.parse_args()
 
     import torch
@@ -84,13 +87,31 @@ def main() -> None:
 
     timings: dict[str, list[float]] = {"padded batch (before)": [], "spade, first epoch": [],
                                        "spade, later epochs": []}
+    steps: list[Any] = [padded, spade, spade]
+    models = [model, model, model]
+    if args.lora_layers:  # the same batches through a second policy whose adapters sit on the top layers only
+        top = training.model_copy(update={"lora_layers": args.lora_layers})
+        other = EmbeddedPolicy(SamplingConfig(threads=args.threads), top)
+        other_trainer = RftTrainer(other, top, seed=0)
+        other_trainer.prepare()
+        other.model.train()
+        other_base = BaseLogits(other.model) if top.kl_weight > 0 else None
+
+        def upper(batch: list[Any]) -> None:
+            other_trainer._backward(batch, other_base)
+
+        for epoch in ("first epoch", "later epochs"):
+            timings[f"spade, top {args.lora_layers} layers, {epoch}"] = []
+        steps += [upper, upper]
+        models += [other.model, other.model]
     for batch in batches:
-        for name, step in zip(timings, (padded, spade, spade)):
-            model.zero_grad(set_to_none=True)
+        for (name, step), m in zip(zip(timings, steps), models):
+            m.zero_grad(set_to_none=True)
             started = time.perf_counter()
             step(batch)
             timings[name].append(time.perf_counter() - started)
-    model.zero_grad(set_to_none=True)
+    for m in models:
+        m.zero_grad(set_to_none=True)
     width = [max(len(ids) for ids, _ in b) * len(b) for b in batches]
     real = [sum(len(ids) for ids, _ in b) for b in batches]
     scored = [sum(scored_tokens(lab) for _, lab in b) for b in batches]

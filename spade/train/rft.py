@@ -269,9 +269,12 @@ def with_lora(model: Any, config: TrainingConfig, seed: int) -> Any:
         for name, p in model.named_parameters():
             p.requires_grad_("lora_" in name)
         return model
+    layers = int(getattr(model.config, "num_hidden_layers", 0) or 0)
+    top = range(max(0, layers - config.lora_layers), layers) if 0 < config.lora_layers < layers else None
     lora = LoraConfig(
         r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=0.0,
         target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM",
+        layers_to_transform=list(top) if top is not None else None,
     )
     # peft draws lora_A (kaiming-uniform) from torch's global generator, whose start differs per process on
     # this torch (torch.initial_seed() changes from one interpreter to the next). Unseeded, a run and a rerun of

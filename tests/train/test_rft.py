@@ -215,3 +215,31 @@ def test_answers_from_the_generator_need_rft():
             load_config(None, {f"training.{key}": value, "training.update_method": "dpo"})
     with pytest.raises(ConfigError, match="lora_r = 0"):
         load_config(None, {"training.kl_beta": 0.1, "training.lora_r": 0})
+
+
+def test_lora_layers_adapts_only_the_top_layers_and_the_sampler_samples_them(make_policy, examples):
+    """training.lora_layers: adapters on the last N decoder layers only; the update trains them, the layers below
+    keep no adapter (the backward stops above them), and the static sampler samples the trained model."""
+    import torch
+
+    from spade.policy.prompts import build_prompt
+    from spade.policy.static_decode import StaticDecoder
+    from spade.policy.stops import closed_after_code
+
+    policy = make_policy()
+    trainer = RftTrainer(policy, TRAINING.model_copy(update={"lora_layers": 2}))
+    trainer.train_on(examples, seed=0)
+    layers = policy.model.config.num_hidden_layers
+    adapted = {int(n.split(".layers.")[1].split(".")[0]) for n, _ in policy.model.named_parameters() if "lora_B" in n}
+    assert adapted == {layers - 2, layers - 1}
+    assert all(float(p.detach().abs().max()) > 0 for n, p in policy.model.named_parameters() if "lora_B" in n)
+    decoder = StaticDecoder(policy.model, policy.tokenizer, closed_after_code)
+    snapshot = decoder.weights().layers
+    assert [k for k, layer in enumerate(snapshot) if layer.qkv.lora_a is not None] == [layers - 2, layers - 1]
+    prompt = build_prompt(ADD)
+    text = policy.tokenizer.apply_chat_template(list(prompt.messages), tokenize=False, add_generation_prompt=True)
+    text += prompt.prefill
+    enc = policy.tokenizer([text], return_tensors="pt", add_special_tokens=False)
+    with torch.no_grad():
+        reference = policy.model(**enc).logits[:, -1, :].float()
+    torch.testing.assert_close(decoder.last_logits([text]).float(), reference, atol=2e-3, rtol=1e-4)
