@@ -294,7 +294,7 @@ class TrainingConfig(_Section):
     """AdamW learning rate. 5e-4 with LoRA and 3 epochs: measured with bench/recipe.py (docs/benchmarks.md, cde9201),
     one update on the base's rollouts moved held-out dev pass@1 +2.6 points where 1e-4 barely moved the loss."""
     lora_r: int = Field(16, ge=0, le=1024)
-    """LoRA rank; 0 means a full fine-tune."""
+    """LoRA rank; 0 means a full fine-tune (in bfloat16 with float32 master weights: spade.train.master)."""
     lora_alpha: int = Field(32, ge=1, le=4096)
     lora_layers: int = Field(0, ge=0, le=1024)
     """Adapt only the last N decoder layers (0: every layer). The backward pass stops below the lowest adapted

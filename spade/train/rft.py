@@ -8,8 +8,8 @@ Departures from it, all deliberate:
   `training.epochs` passes over the buffer it is given (or `steps_per_update` steps when epochs is 0), instead
   of fine-tuning the base model from scratch on the whole collected set. Which samples make the buffer
   (verified, deduplicated, optionally only from tasks in the learning zone) is spade.train.buffer's choice.
-- LoRA (r = training.lora_r) instead of a full fine-tune by default; lora_r 0 trains all weights (in the
-  sampling dtype, so in bfloat16 by default: no fp32 master copy for a full fine-tune).
+- LoRA (r = training.lora_r) instead of a full fine-tune by default; lora_r 0 trains all weights in the sampling
+  dtype, and in bfloat16 the optimizer steps float32 master copies of them (spade.train.master).
 - LoRA weights are kept in float32 (peft's adapter autocast) while the frozen base stays in the sampling dtype;
   with dtype bfloat16 the forward runs under CPU bf16 autocast. The adapter's random start (lora_A) is drawn
   from the run seed, not from torch's global generator, so two runs with one seed start from one adapter.
@@ -243,12 +243,16 @@ def trainable_with_optimizer(policy: Any, config: TrainingConfig, seed: int) -> 
     over what trains; the trainers keep it across updates."""
     import torch
 
+    from spade.train.master import MasterAdamW, needs_master
+
     if config.lora_r > 0:
         policy.model = with_lora(policy.model, config, seed)
     else:
         for p in policy.model.parameters():
             p.requires_grad_(True)
     params = [p for p in policy.model.parameters() if p.requires_grad]
+    if config.lora_r == 0 and needs_master(params):  # a full fine-tune in bfloat16: steps accumulate in float32
+        return MasterAdamW(params, lr=config.lr, weight_decay=0.0)
     return torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
 
 
