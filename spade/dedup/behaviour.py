@@ -198,29 +198,6 @@ class ContaminationScreen:
         return out
 
 
-def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
-    """The suites training must not reproduce: the run's reported and gate suites (`loaded`, by name; empty ones
-    dropped) and cfg.eval.contamination_suites."""
-    from spade.evaluate.suites import load_suite
-
-    suites = {name: tasks for name, tasks in loaded.items() if tasks}
-    for name in cfg.eval.contamination_suites:
-        if name not in suites:
-            suites[name] = load_suite(name, cfg.generation.withhold_families)
-    return suites
-
-
-def contamination_screen(run_dir: Any, suites: dict[str, list[Task]]) -> ContaminationScreen:
-    """The behaviour screen over `suites`: foreign ones are reserved (a task answering one is rejected),
-    in-distribution ones are filtered at evaluation; matches are kept in the run directory (MATCHES_NAME)."""
-    from pathlib import Path
-
-    from spade.evaluate.suites import in_distribution
-
-    return ContaminationScreen(BehaviourIndex(suites), [s for s in suites if not in_distribution(s)],
-                               Path(run_dir) / MATCHES_NAME)
-
-
 def read_matches(path: Any) -> list[str]:
     """The evaluation task ids recorded in a run's matches file (none when it is missing or unreadable)."""
     import json

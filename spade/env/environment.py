@@ -216,7 +216,7 @@ class Environment:
     def _contamination(self) -> Any:
         """The behaviour screen the loop applies (spade.dedup.behaviour): a drawn or proposed task whose reference
         answers a task of a foreign evaluation suite is rejected (contaminated_behaviour, counted in status)."""
-        from spade.dedup.behaviour import checked_suites, contamination_screen
+        from spade.evaluate.contamination import checked_suites, contamination_screen
 
         if self._screen is None:
             self._screen = contamination_screen(self.run_dir, checked_suites(self.config, _eval_suites(self.config)))

@@ -20,7 +20,7 @@ from spade.store import RunStore
 @contextmanager
 def build_engine(cfg: SpadeConfig, store: RunStore, progress: Progress) -> Iterator[Engine]:
     from spade.dedup import DedupIndex
-    from spade.dedup.behaviour import checked_suites, contamination_screen
+    from spade.evaluate.contamination import checked_suites, contamination_screen
     from spade.evaluate.suites import in_distribution, load_suite
     from spade.generate.proposer.make import make_proposer
     from spade.generate.registry import resolve_families

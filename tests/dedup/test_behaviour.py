@@ -10,7 +10,8 @@ import pytest
 from spade.config import SpadeConfig
 from spade.curriculum import Controller
 from spade.dedup import DedupIndex
-from spade.dedup.behaviour import MATCHES_NAME, REASON, BehaviourIndex, contamination_screen
+from spade.dedup.behaviour import MATCHES_NAME, REASON, BehaviourIndex
+from spade.evaluate.contamination import contamination_screen
 from spade.evaluate.suites import load_suite
 from spade.generate.procedural import draft_task
 from spade.kinds import validate_drafts

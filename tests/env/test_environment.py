@@ -27,7 +27,10 @@ FAMILY = "list_transform"
 def _config(**overrides: object) -> SpadeConfig:
     base = {"evolution.coevolve_every": 1, "evolution.window": 4, "evolution.patience": 1,
             "evolution.replay_ratio": 0.0, "generation.families": [FAMILY], "generation.tasks_per_iteration": 2,
-            "executor.workers": 2, "generation.compose_share": 0.0}  # plain draws: a composed one claims more
+            "executor.workers": 2, "generation.compose_share": 0.0,  # plain draws: a composed one claims more
+            # an in-distribution eval suite: nothing is reserved, so no draw is refilled after a task is screened
+            # out as answering a built-in task (tests/dedup/test_behaviour.py tests the screen)
+            "eval.suite": "heldout"}
     return load_config(None, {**base, **overrides})
 
 
