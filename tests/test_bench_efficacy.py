@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -52,6 +54,7 @@ def _reeval(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
+@pytest.mark.slow  # grades with the real model in a subprocess: ~20 s
 def test_reeval_grades_a_recorded_arm_again_on_the_named_suites_and_keeps_the_rest(tmp_path):
     old = {"pass@1": 0.5, "tasks": 9, "eval_s": 1.0, "per_task": {"stale": 0.5}}
     kept = {"pass@1": 0.25, "tasks": 4, "eval_s": 1.0, "per_task": {"humaneval/x": 0.25}}
@@ -86,6 +89,7 @@ def test_differences_on_the_held_out_suite_are_also_printed_for_its_plain_and_co
     assert lines[2].startswith("  heldout composed only: +0.000") and "2 tasks" in lines[2]
 
 
+@pytest.mark.slow  # grades with the real model in a subprocess: ~20 s
 def test_sampled_pass_at_1_is_reported_beside_greedy_for_the_chosen_arms_only(tmp_path):
     greedy = {"pass@1": 0.5, "tasks": 2, "eval_s": 1.0, "per_task": {"builtin/x": 0.5}}
     source = _recorded(tmp_path, {
@@ -110,6 +114,7 @@ def test_eval_sampling_flags_and_unknown_arms_are_refused_with_the_fix(tmp_path)
     assert "Traceback" not in many_greedy.stderr + unknown.stderr
 
 
+@pytest.mark.slow  # grades with the real model in a subprocess: ~20 s
 def test_suites_graded_before_an_evaluation_stops_are_kept(tmp_path):
     """efficacy.json is written after each suite: here the second suite's file is broken, the run stops there, and
     the first suite's figures are on disk."""

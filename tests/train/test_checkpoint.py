@@ -70,7 +70,7 @@ def _weights(policy):
 
 
 @pytest.mark.parametrize("dtype", [
-    "float32",
+    pytest.param("float32", marks=pytest.mark.slow),  # the default dtype on this machine type is bfloat16
     pytest.param("bfloat16", marks=pytest.mark.skipif(
         resolve_dtype("auto") != "bfloat16",
         reason="this CPU has no native bfloat16 (avx512_bf16 / amx_bf16), so sampling.dtype auto never picks it")),
