@@ -86,7 +86,8 @@ class SelfPlay:
     def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
         from spade.supply.supply import TaskSupply
 
-        gen = self.cfg.generation.model_copy(update={"tasks_per_iteration": count})
+        gen = self.cfg.generation.model_copy(update={"tasks_per_iteration": count,
+                                                     "kinds": self.mix.kinds(self.cfg.generation.kinds)})
         cfg = self.cfg.model_copy(update={"generation": gen})
         return TaskSupply(cfg, e.store, e.pool, e.controller, e.dedup, e.families, None, e.progress,
                           e.screen).draw(w)
@@ -144,11 +145,13 @@ class SelfPlay:
             texts[r.task_id].append(r.candidate.completion)
         self._reward(e, w, rates)
         self._observe(w, rates)
-        self.mix = steer(self.mix, self.cfg.selfplay)
+        self.mix = steer(self.mix, self.cfg.selfplay, self.cfg.generation.kinds)
         self._collapse(e, w, texts)
         self._train_proposer_when_due(e, w)
         for mode, weight in self.mix.mode_weights.items():
             w.metrics[f"selfplay/mode_weight/{mode}"] = weight
+        for kind, weight in self.mix.kind_weights.items():
+            w.metrics[f"selfplay/kind_weight/{kind}"] = weight
         w.metrics["selfplay/proposer_share"] = self.mix.proposer_share
         w.metrics["selfplay/league_tasks"] = float(len(self.league_ids))
         w.metrics["selfplay/league_uses_total"] = self.counters.get("league_tasks", 0.0)
@@ -188,6 +191,8 @@ class SelfPlay:
             rate = sum(got) / len(got)
             self.mix.observe(f"source:{source}", learnability(rate))
             passes[f"source/{source}"].extend(got)
+            if source == PROCEDURAL:
+                self.mix.observe(f"kind:{task.kind}", learnability(rate))
             if task.kind == "code_reasoning":
                 mode = mode_of(task)
                 self.mix.observe(f"mode:{mode}", learnability(rate))

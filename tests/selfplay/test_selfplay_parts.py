@@ -89,6 +89,24 @@ def test_the_mix_follows_learnability_within_bounds():
     assert steer(flat, CFG).proposer_share == CFG.proposer_share  # nothing to learn anywhere: unchanged
 
 
+def test_the_procedural_kinds_follow_learnability_within_bounds():
+    """The mix steered sources and modes only; generation.kinds kept its configured weights whatever the solver
+    learned from each kind."""
+    kinds = {"python_function": 1.0, "code_reasoning": 1.0, "sql": 0.0}
+    mix = MixState.start(CFG)
+    assert steer(mix, CFG, kinds).kinds(kinds) == kinds  # nothing observed: as configured
+    for _ in range(MIN_OBSERVED):
+        mix.observe("kind:python_function", 0.6)
+        mix.observe("kind:code_reasoning", 0.0)
+        mix.observe("kind:sql", 0.9)  # weighted 0 in the config: stays 0 whatever it shows
+    after = steer(mix, CFG, kinds)
+    weights = after.kinds(kinds)
+    assert weights["sql"] == 0.0 and weights["python_function"] > weights["code_reasoning"] > 0  # floored at min_share
+    assert weights["python_function"] + weights["code_reasoning"] == pytest.approx(1.0)
+    assert MixState.from_dict(after.to_dict(), CFG).kinds(kinds) == weights  # and a resume keeps them
+    assert steer(mix, CFG).kind_weights == {}  # kinds not given: not steered
+
+
 def test_the_league_is_consulted_every_league_every_iterations_or_while_collapse_lasts():
     cfg = SelfplayConfig(league_every=3)
     assert [i for i in range(10) if league_due(i, cfg, False)] == [3, 6, 9]
