@@ -154,6 +154,16 @@ class Environment:
         store = self._store()
         return _controller(self.config, store.state_after(store.last_iteration()))
 
+    def _kinds(self, store: RunStore) -> dict[str, float]:
+        """generation.kinds, as self-play's mix weights them once reports have steered it (selfplay.enabled)."""
+        from spade.selfplay.mix import MixState
+
+        kinds = self.config.generation.kinds
+        if not self.config.selfplay.enabled:
+            return kinds
+        state = store.state_after(store.last_iteration()).selfplay or {}
+        return MixState.from_dict(state.get("mix") or {}, self.config.selfplay).kinds(kinds)
+
     def difficulties(self) -> dict[str, float]:
         """Each family's current target difficulty."""
         return {name: s.difficulty for name, s in sorted(self.controller().families.items())}
@@ -179,7 +189,7 @@ class Environment:
             llm = cfg.generation.proposer == "llm"
             families = [EXTERNAL] if llm else [f.name for f in resolve_families(
                 cfg.generation.families, cfg.generation.kinds, cfg.generation.withhold_families)]
-            gen = cfg.generation.model_copy(update={"tasks_per_iteration": count})
+            gen = cfg.generation.model_copy(update={"tasks_per_iteration": count, "kinds": self._kinds(store)})
             supply = TaskSupply(cfg.model_copy(update={"generation": gen}), store, pool, self.controller(),
                                 self._dedup, families, _proposer(cfg) if llm else None, screen=self._contamination())
             w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
@@ -419,8 +429,35 @@ def _iteration(cfg: SpadeConfig, store: RunStore, iteration: int, state: RunStat
     w.decisions = controller.maybe_adjust()
     w.metrics = {**_metrics(store, iteration, w, controller),
                  **proposal_metrics(store, iteration, w.proposal_rewards, rates)}
-    w.state = replace(state, controller=controller.to_state(), env_reports=state.env_reports + 1)
+    selfplay = state.selfplay
+    if cfg.selfplay.enabled:
+        mix = _steered(cfg, state, [(task, wins) for task, wins in by_task.values()])
+        selfplay = {**(state.selfplay or {}), "mix": mix.to_dict()}
+        w.metrics["selfplay/proposer_share"] = mix.proposer_share
+        w.metrics.update({f"selfplay/mode_weight/{m}": v for m, v in mix.mode_weights.items()})
+        w.metrics.update({f"selfplay/kind_weight/{k}": v for k, v in mix.kind_weights.items()})
+    w.state = replace(state, controller=controller.to_state(), env_reports=state.env_reports + 1, selfplay=selfplay)
     return w
+
+
+def _steered(cfg: SpadeConfig, state: RunState, graded: list[tuple[Task, list[float]]]) -> Any:
+    """Self-play's mix after a report, as the loop steers it (spade.selfplay.mix): each graded task's learnability
+    observed under its source (a proposal's task, by its provenance, or the procedural supply), its mode and, for
+    procedural tasks, its kind."""
+    from spade.kinds.code_reasoning.prompt import mode_of
+    from spade.reward import learnability
+    from spade.selfplay.mix import MixState, steer
+
+    mix = MixState.from_dict((state.selfplay or {}).get("mix") or {}, cfg.selfplay)
+    for task, wins in graded:
+        learn = learnability(sum(wins) / len(wins))
+        proposed = task.provenance.get("source") == "proposer"
+        mix.observe(f"source:{'proposer' if proposed else 'procedural'}", learn)
+        if not proposed:
+            mix.observe(f"kind:{task.kind}", learn)
+        if task.kind == "code_reasoning":
+            mix.observe(f"mode:{mode_of(task)}", learn)
+    return steer(mix, cfg.selfplay, cfg.generation.kinds)
 
 
 def _metrics(store: RunStore, iteration: int, w: IterationWrite, controller: Any) -> dict[str, float]:

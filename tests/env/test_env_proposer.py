@@ -130,3 +130,39 @@ def test_a_proposal_that_answers_an_evaluation_task_is_refused_by_behaviour(env:
     got = env.submit_proposals([prompt], [PRIME])[0]
     assert not got.valid and got.reason == REASON and got.task_id is None
     assert env.submit_proposals([env.propose(1, mode="deduction")[0]], [PRIME])[0].valid  # predicting a value
+
+
+def test_reports_steer_the_mix_and_draws_follow_its_kinds(tmp_path: Path) -> None:
+    """Through spade.env the mix was read, never steered: reports now move it as the loop does, and draws weight
+    the procedural kinds by it. Python functions solved half the time (learnability 0.5) against code-reasoning
+    tasks never solved (0): python_function's weight rises to the cap, code_reasoning's falls to the floor."""
+    from spade.selfplay.mix import MIN_OBSERVED
+
+    cfg = load_config(None, {"selfplay.enabled": True, "generation.kinds": {"python_function": 1.0,
+                                                                            "code_reasoning": 1.0},
+                             "generation.tasks_per_iteration": 8, "evolution.replay_ratio": 0.0,
+                             "executor.workers": 2, "eval.suite": "heldout"})
+    with Environment.open(tmp_path / "run", cfg) as env:
+        drawn: dict[str, list] = {"python_function": [], "code_reasoning": []}
+        for _ in range(6):
+            if all(len(v) >= MIN_OBSERVED for v in drawn.values()):
+                break
+            for d in env.draw(8):
+                drawn[d.task.kind].append(d.task)
+        assert all(len(v) >= MIN_OBSERVED for v in drawn.values())
+        ids, answers = [], []
+        for task in drawn["python_function"]:
+            ids += [task.task_id] * 2
+            answers += [f"```python\n{task.reference_solution}\n```", "```python\ndef nothing():\n    pass\n```"]
+        for task in drawn["code_reasoning"]:
+            ids += [task.task_id] * 2
+            answers += ["no idea", "```python\nNone\n```"]
+        _, report = env.step(ids, answers, model="m")
+        sp = env.config.selfplay
+        store = RunStore(tmp_path / "run")
+        state = store.state_after(store.last_iteration()).selfplay
+        store.close()
+        kinds = state["mix"]["kind_weights"]
+        assert kinds["python_function"] > kinds["code_reasoning"] >= sp.min_share / (sp.min_share + sp.max_share) - 1e-9
+        assert report.metrics["selfplay/kind_weight/python_function"] == kinds["python_function"]
+        assert env._kinds(env._store()) == kinds  # what the next draw weights the kinds by
