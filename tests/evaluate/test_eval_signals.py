@@ -29,7 +29,9 @@ def test_eval_stops_within_seconds_of_a_signal(tmp_path, sig, code):
     config.write_text("executor:\n  workers: 2\n")
     proc = subprocess.Popen([sys.executable, "-m", "spade", "eval", "--samples", str(samples), "--k", "1,8",
                              "--config", str(config)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a shell's background job starts with SIGINT ignored, and Python then keeps it so
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(5)  # the pool is up and grading
     assert proc.poll() is None
     proc.send_signal(sig)
