@@ -444,19 +444,12 @@ def _steered(cfg: SpadeConfig, state: RunState, graded: list[tuple[Task, list[fl
     """Self-play's mix after a report, as the loop steers it (spade.selfplay.mix): each graded task's learnability
     observed under its source (a proposal's task, by its provenance, or the procedural supply), its mode and, for
     procedural tasks, its kind."""
-    from spade.kinds.code_reasoning.prompt import mode_of
-    from spade.reward import learnability
     from spade.selfplay.mix import MixState, steer
 
     mix = MixState.from_dict((state.selfplay or {}).get("mix") or {}, cfg.selfplay)
     for task, wins in graded:
-        learn = learnability(sum(wins) / len(wins))
-        proposed = task.provenance.get("source") == "proposer"
-        mix.observe(f"source:{'proposer' if proposed else 'procedural'}", learn)
-        if not proposed:
-            mix.observe(f"kind:{task.kind}", learn)
-        if task.kind == "code_reasoning":
-            mix.observe(f"mode:{mode_of(task)}", learn)
+        source = "proposer" if task.provenance.get("source") == "proposer" else "procedural"
+        mix.observe_task(source, task, sum(wins) / len(wins))
     return steer(mix, cfg.selfplay, cfg.generation.kinds)
 
 

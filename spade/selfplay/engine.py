@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from spade.errors import TrainingError
 from spade.kinds.code_reasoning.prompt import mode_of
 from spade.records import AuditEntry, Rollout, Task
-from spade.reward import learnability
 from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
 from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
@@ -188,15 +187,10 @@ class SelfPlay:
             if not got:
                 continue
             source = PROPOSER if task.task_id in proposed else LEAGUE if task.task_id in self.league_ids else PROCEDURAL
-            rate = sum(got) / len(got)
-            self.mix.observe(f"source:{source}", learnability(rate))
+            self.mix.observe_task(source, task, sum(got) / len(got))
             passes[f"source/{source}"].extend(got)
-            if source == PROCEDURAL:
-                self.mix.observe(f"kind:{task.kind}", learnability(rate))
             if task.kind == "code_reasoning":
-                mode = mode_of(task)
-                self.mix.observe(f"mode:{mode}", learnability(rate))
-                passes[f"mode/{mode}"].extend(got)
+                passes[f"mode/{mode_of(task)}"].extend(got)
         for key, got in passes.items():
             w.metrics[f"selfplay/pass_rate/{key}"] = sum(got) / len(got)
 

@@ -18,6 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from spade.config import SelfplayConfig
+from spade.kinds.code_reasoning.prompt import mode_of
+from spade.records import Task
+from spade.reward import learnability
 
 WINDOW = 64
 MIN_OBSERVED = 4
@@ -55,6 +58,16 @@ class MixState:
                    {str(k): float(v) for k, v in (data.get("mode_weights") or start.mode_weights).items()},
                    {str(k): [float(x) for x in v] for k, v in (data.get("learn") or {}).items()},
                    {str(k): float(v) for k, v in (data.get("kind_weights") or {}).items()})
+
+    def observe_task(self, source: str, task: Task, rate: float) -> None:
+        """A task's learnability at solve rate `rate` under its source, its kind (procedural tasks: the kinds the
+        mix steers are the procedural supply's) and its mode (code-reasoning tasks)."""
+        learn = learnability(rate)
+        self.observe(f"source:{source}", learn)
+        if source == "procedural":
+            self.observe(f"kind:{task.kind}", learn)
+        if task.kind == "code_reasoning":
+            self.observe(f"mode:{mode_of(task)}", learn)
 
     def kinds(self, configured: Mapping[str, float]) -> dict[str, float]:
         """generation.kinds as this mix weights it: the steered weights of the kinds configured above 0."""
