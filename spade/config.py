@@ -613,6 +613,9 @@ class SelfplayConfig(_Section):
     """Recent proposals a new one is compared with for near-duplicates."""
     league_every: int = Field(3, ge=0, le=100000)
     """Consult the league every this many iterations (0: only when collapse fires)."""
+    past_solver_samples: int = Field(2, ge=0, le=64)
+    """When the league is consulted, the oldest kept checkpoint answers each new task this many times; its solve
+    rate is the task's difficulty estimate (0: past solvers do not play)."""
     collapse_distinct: float = Field(0.5, ge=0, le=1)
     """Collapse fires when distinct completions per task fall below this share of the samples."""
     collapse_boost: float = Field(0.3, ge=0, le=2)

@@ -1,5 +1,6 @@
 """Self-play's part of an iteration: the policy proposes code-reasoning tasks, the league brings back past
-proposals the solver fails, the rest comes from the procedural supply; after the solver's rollouts each proposal
+proposals the solver fails and a past solver estimates the new tasks' difficulty, the rest comes from the
+procedural supply; after the solver's rollouts each proposal
 earns its reward, the mix follows learnability, a collapse of diversity raises the temperature, and every
 proposer_period solver updates the proposer role is trained (RFT on its high-reward proposals) just before the
 solver's update, so the checkpoint saved next holds both.
@@ -16,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from spade.errors import TrainingError
+from spade.errors import ModelError, TrainingError
 from spade.kinds.code_reasoning.prompt import mode_of
 from spade.records import AuditEntry, Rollout, Task
 from spade.seeding import seeded
@@ -24,6 +25,7 @@ from spade.selfplay.diversity import diversity
 from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
+from spade.selfplay.past_solver import can_swap, past_checkpoint, past_weights
 from spade.selfplay.prompts import level_of, prompt_task, proposer_prompts, recent_examples
 from spade.store import IterationTask, IterationWrite
 from spade.store import proposals as stored
@@ -47,6 +49,7 @@ class SelfPlay:
     counters: dict[str, float] = field(default_factory=dict)
     pending: list[Judged] = field(default_factory=list)
     league_ids: set[str] = field(default_factory=set)
+    past_rates: dict[str, float] = field(default_factory=dict)  # the past solver's solve rate per new task
 
     # -- building and state ----------------------------------------------------------------------------
     @classmethod
@@ -70,7 +73,7 @@ class SelfPlay:
     def draw(self, e: Engine, w: IterationWrite) -> list[Task]:
         """League tasks when the rule says so, the proposer's share of the fresh ones, the procedural rest."""
         sp, total = self.cfg.selfplay, self.cfg.generation.tasks_per_iteration
-        self.pending, self.league_ids = [], set()
+        self.pending, self.league_ids, self.past_rates = [], set(), {}
         due = league_due(w.iteration, sp, self.boost_left > 0)
         room = round(total * sp.league_share) if due else 0
         wanted = round((total - room) * self.mix.proposer_share)
@@ -80,6 +83,9 @@ class SelfPlay:
         # Last, so a task the procedural supply replays this iteration is not drawn twice.
         league = self._league(e, w, total - len(proposed) - len(procedural), {t.task_id for t in w.all_tasks}) \
             if due else []
+        fresh = [t.task for t in w.tasks if t.origin == "generated"]  # proposals and new procedural tasks
+        if due and fresh and sp.past_solver_samples > 0:
+            self._past_solver(e, w, fresh)
         return proposed + procedural + league
 
     def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
@@ -104,6 +110,40 @@ class SelfPlay:
         self._count("league_consults", 1)
         w.metrics["selfplay/league_consulted"] = 1.0
         return tasks
+
+    def _past_solver(self, e: Engine, w: IterationWrite, fresh: list[Task]) -> None:
+        """The oldest kept checkpoint answers the iteration's new tasks (spade.selfplay.past_solver); its solve
+        rates are their difficulty estimates, recorded in the audit. Its answers train nothing and are not stored."""
+        from spade.rollout.attempt import attempt
+
+        path = past_checkpoint(e.checkpoints, e.store.run_dir, e.checkpoint)
+        why = "no earlier checkpoint is kept" if path is None else can_swap(e.policy)
+        if path is None or why is not None:
+            w.audit.append(AuditEntry("past_solver", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why}"))
+            return
+        past = str(path.relative_to(e.store.run_dir))
+        started = time.perf_counter()
+        try:
+            with past_weights(e.policy, path):
+                rollouts = attempt(e.policy, e.grader, fresh, n=self.cfg.selfplay.past_solver_samples,
+                                   temperature=self.temperature(), iteration=w.iteration, progress=e.progress,
+                                   seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-past-solver"),
+                                   timed=lambda _stage, _started: None)
+        except (ModelError, TrainingError, OSError) as exc:  # e.g. an adapter of another rank, a file gone
+            w.audit.append(AuditEntry("past_solver", past, e.policy.name, "", f"skipped: {str(exc)[:300]}"))
+            return
+        e.timed("past_solver", started)
+        got: dict[str, list[float]] = defaultdict(list)
+        for r in rollouts:
+            got[r.task_id].append(float(r.passed))
+        self.past_rates = {t: sum(v) / len(v) for t, v in got.items()}
+        for task_id, rate in self.past_rates.items():
+            w.audit.append(AuditEntry("past_solver", task_id, past, "",
+                                      f"past solve rate {rate:.2f} ({len(got[task_id])} answers): "
+                                      f"difficulty estimate {1 - rate:.2f}"))
+        self._count("past_solver_consults", 1)
+        w.metrics["selfplay/past_solver_pass_rate"] = sum(self.past_rates.values()) / len(self.past_rates)
 
     def _propose(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
         """`count` proposer prompts sampled once each and judged (spade.selfplay.judging); the admitted ones are
@@ -144,6 +184,7 @@ class SelfPlay:
             texts[r.task_id].append(r.candidate.completion)
         self._reward(e, w, rates)
         self._observe(w, rates)
+        self._against_past(w, rates)
         self.mix = steer(self.mix, self.cfg.selfplay, self.cfg.generation.kinds)
         self._collapse(e, w, texts)
         self._train_proposer_when_due(e, w)
@@ -178,6 +219,12 @@ class SelfPlay:
         w.metrics["selfplay/mean_proposer_reward"] = sum(r.reward for r in w.proposals) / len(w.proposals)
         self._count("proposals", n)
         self._count("valid_proposals", len(valid))
+
+    def _against_past(self, w: IterationWrite, rates: dict[str, list[float]]) -> None:
+        """The current solver's solve rate minus the past solver's, over the new tasks both answered."""
+        both = [(sum(rates[t]) / len(rates[t]), past) for t, past in self.past_rates.items() if rates.get(t)]
+        if both:
+            w.metrics["selfplay/solver_minus_past"] = sum(now - past for now, past in both) / len(both)
 
     def _observe(self, w: IterationWrite, rates: dict[str, list[float]]) -> None:
         proposed = {p.task_id for p in self.pending if p.admitted}

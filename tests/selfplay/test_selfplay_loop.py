@@ -1,6 +1,7 @@
 """The loop with self-play on: the embedded model proposes code-reasoning tasks and solves them for a few
 iterations, and the store shows proposer updates, learnability rewards from the weights that proposed, league use
-and a collapse response (greedy sampling makes every task's samples alike, so collapse fires)."""
+a collapse response (greedy sampling makes every task's samples alike, so collapse fires) and a past solver's
+difficulty estimates for the new tasks of the iterations that consult the league."""
 
 import json
 import sqlite3
@@ -32,8 +33,8 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
     with sqlite3.connect(run_dir / DB_NAME) as db:
         proposals = db.execute("SELECT iteration, checkpoint, valid, task_id, solve_rate, learnability, reward"
                                " FROM proposals").fetchall()
-        audit = db.execute("SELECT iteration, kind, result FROM audit WHERE kind IN"
-                           " ('proposer_update', 'league', 'collapse')").fetchall()
+        audit = db.execute("SELECT iteration, kind, result, model FROM audit WHERE kind IN"
+                           " ('proposer_update', 'league', 'collapse', 'past_solver')").fetchall()
         metrics = dict(((i, n), v) for i, n, v in db.execute("SELECT iteration, name, value FROM metrics"
                                                              " WHERE name LIKE 'selfplay/%'"))
         kinds = {json.loads(t)["kind"] for (t,) in db.execute("SELECT json FROM tasks WHERE task_id IN"
@@ -63,6 +64,14 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
         failed_before = [p for p in admitted if p[0] <= first and p[4] < 0.5]
         league = [a for a in audit if a[1] == "league" and a[0] == first + 1]
         assert bool(league) == bool(failed_before), (league, failed_before)
+    # In an iteration that consults the league, the oldest kept checkpoint (the base, ckpt 0) answers its new tasks:
+    # each gets a difficulty estimate naming that checkpoint, and the solver's gain over it is a metric.
+    consulted = {i for (i, n), v in metrics.items() if n == "selfplay/league_consulted" and v == 1.0}
+    assert consulted
+    for i in consulted:
+        past = [a for a in audit if a[1] == "past_solver" and a[0] == i]
+        assert past and all(a[3] == "checkpoints/ckpt-00000000" and "difficulty estimate" in a[2] for a in past), past
+        assert (i, "selfplay/past_solver_pass_rate") in metrics and (i, "selfplay/solver_minus_past") in metrics
     for name in ("proposer_validity", "distinct_per_100", "near_duplicate_rate", "pass_rate/source/proposer",
                  "league_tasks", "distinct_completions", "proposer_share"):
         assert any(n == f"selfplay/{name}" for (_, n) in metrics), name
