@@ -13,6 +13,7 @@ from spade.curriculum.by_kind import COLUMNS, GroupRow, kind_rows, row_cells
 from spade.curriculum.calibration import calibration
 from spade.rundir.layout import HEARTBEAT_NAME
 from spade.store import RunStore
+from spade.store.proposals import SelfplaySummary, selfplay_summary
 from spade.store.views import latest_evals, pass_curve, rejections_by_reason, run_counts, task_outcomes
 
 
@@ -37,6 +38,7 @@ class RunSummary:
     calibration: list[dict] = field(default_factory=list)  # per family / proposer: claimed vs measured difficulty
     by_kind: list[dict] = field(default_factory=list)  # per task kind, then its families: pass rate and difficulty
     heartbeat: dict | None = field(default=None)
+    selfplay: dict | None = field(default=None)  # SelfplaySummary's fields, when anything was proposed
 
 
 def summarise(store: RunStore) -> RunSummary:
@@ -63,6 +65,7 @@ def summarise(store: RunStore) -> RunSummary:
         heartbeat=_heartbeat(store.run_dir / HEARTBEAT_NAME),
         calibration=[asdict(r) for r in calibration(outcomes)],
         by_kind=[asdict(r) for r in kind_rows(outcomes, {f: s["difficulty"] for f, s in families.items()})],
+        selfplay=asdict(sp) if (sp := selfplay_summary(store)) is not None else None,
     )
 
 
@@ -111,7 +114,19 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
         console.print(kind_table_view(s.by_kind))
     if s.calibration:
         console.print(calibration_table_view(s.calibration))
+    if s.selfplay:
+        console.print(selfplay_table_view(s.selfplay))
     return 0
+
+
+def selfplay_table_view(summary: dict) -> Table:
+    """The run's self-play figures (SelfplaySummary's fields, as a dict)."""
+    fields = {**summary, "pass_by_source": {k: tuple(v) for k, v in summary["pass_by_source"].items()},
+              "pass_by_mode": {k: tuple(v) for k, v in summary["pass_by_mode"].items()}}
+    t = Table(title="self-play: proposals, league, collapse, past solvers", show_header=False)
+    for label, value in SelfplaySummary(**fields).rows():
+        t.add_row(label, value)
+    return t
 
 
 def kind_table_view(rows: list[dict]) -> Table:

@@ -141,13 +141,21 @@ def kind_section(view: RunView) -> str:
     return "<h2>Per kind and family</h2>" + intro + _table(COLUMNS, cells)
 
 
+def selfplay_section(view: RunView) -> str:
+    """Self-play over the run: the proposer's validity, learnability and duplicates, league, collapse, past solvers,
+    and the solver's pass rate per source and mode (per-iteration figures: the selfplay/* metrics)."""
+    if view.selfplay is None:
+        return ""
+    return "<h2>Self-play</h2>" + _table(("", "value"), view.selfplay.rows())
+
+
 def render(view: RunView, diagnoses: Sequence[Diagnosis] | None = None) -> str:
     """The whole report as one HTML document."""
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     body = "".join((
         f"<h1>SPADE run report</h1><p class='sub'>{_e(view.run_dir)} · generated {_e(stamp)}</p>",
         summary_section(view), diagnosis_section(diagnoses), figure_section(view), kind_section(view),
-        calibration_section(view),
+        calibration_section(view), selfplay_section(view),
         rollback_section(view), audit_section(view),
     ))
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>SPADE report</title>"

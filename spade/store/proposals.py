@@ -3,10 +3,13 @@
 In: a RunStore. Out: what spade.selfplay asks of the past: recent proposals (for near-duplicates and as examples),
 the proposer's training examples (highest reward first) and the league's candidates (tasks proposed by earlier
 weights, with the solver's pass history on them); for the environment API (spade.env), the proposals still waiting
-for the solver's answers, those filed under an iteration, and those whose reward is final.
+for the solver's answers, those filed under an iteration, and those whose reward is final; for `spade status` and
+`spade report`, the run's self-play summary.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from spade.store.db import RunStore
 from spade.store.iteration import ProposalRecord
@@ -72,3 +75,75 @@ def final_proposals(store: RunStore, after_iteration: int = -1, limit: int = 100
     return [ProposalRecord(r[0], int(r[1]), r[2], r[3], r[4], r[5], bool(r[6]), r[7], float(r[8]),
                            None if r[9] is None else float(r[9]), float(r[10]), float(r[11]), r[12], r[13])
             for r in rows]
+
+
+@dataclass(frozen=True)
+class SelfplaySummary:
+    """Self-play over a whole run, for `spade status` and `spade report` (per-iteration figures: the metrics)."""
+
+    proposals: int
+    valid: int
+    admitted: int  # valid, not a duplicate: became a task
+    distinct_admitted: int
+    mean_learnability: float | None  # over admitted proposals the solver answered
+    proposer_updates: int
+    league_consults: int
+    league_tasks: int
+    collapses: int
+    past_estimates: int  # new tasks a past solver answered
+    solver_minus_past: float | None  # mean over iterations with past-solver estimates
+    pass_by_source: dict[str, tuple[float, int]]  # proposer / league / procedural -> (pass rate, rollouts)
+    pass_by_mode: dict[str, tuple[float, int]]  # code-reasoning mode -> (pass rate, rollouts)
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(label, value) lines, as status and the report print them."""
+        n = self.proposals
+        share = lambda k: f"{k / n:.2f}" if n else "—"  # noqa: E731
+        fmt = lambda v: "—" if v is None else f"{v:+.3f}"  # noqa: E731
+        rows = [("proposals", str(n)), ("  valid (validity rate)", f"{self.valid} ({share(self.valid)})"),
+                ("  admitted as tasks", str(self.admitted)),
+                ("  distinct tasks per 100 proposals", f"{100 * self.distinct_admitted / n:.1f}" if n else "—"),
+                ("  near-duplicate rate (of valid)",
+                 f"{(self.valid - self.admitted) / self.valid:.2f}" if self.valid else "—"),
+                ("  mean learnability (admitted)",
+                 "—" if self.mean_learnability is None else f"{self.mean_learnability:.3f}"),
+                ("proposer updates", str(self.proposer_updates)),
+                ("league consulted / tasks brought back", f"{self.league_consults} / {self.league_tasks}"),
+                ("collapse responses", str(self.collapses)),
+                ("past-solver difficulty estimates", str(self.past_estimates)),
+                ("  solver minus past solver (pass rate)", fmt(self.solver_minus_past))]
+        rows += [(f"pass rate, source {s}", f"{r:.3f} ({k} rollouts)") for s, (r, k) in self.pass_by_source.items()]
+        rows += [(f"pass rate, mode {m}", f"{r:.3f} ({k} rollouts)") for m, (r, k) in self.pass_by_mode.items()]
+        return rows
+
+
+def selfplay_summary(store: RunStore) -> SelfplaySummary | None:
+    """The run's self-play figures, or None when nothing was ever proposed."""
+    n, valid, admitted, distinct, learn = store.query(
+        "SELECT COUNT(*), COALESCE(SUM(valid), 0), COALESCE(SUM(task_id IS NOT NULL), 0), COUNT(DISTINCT task_id),"
+        " AVG(CASE WHEN task_id IS NOT NULL AND solve_rate IS NOT NULL THEN learnability END) FROM proposals")[0]
+    if not n:
+        return None
+    audit = dict(store.query(
+        "SELECT kind, COUNT(*) FROM audit WHERE (kind = 'proposer_update' AND result LIKE 'RFT on%')"
+        " OR kind IN ('league', 'collapse') OR (kind = 'past_solver' AND result LIKE 'past solve rate%')"
+        " GROUP BY kind"))
+    consults, gain = store.query(
+        "SELECT (SELECT COUNT(*) FROM metrics WHERE name = 'selfplay/league_consulted' AND value > 0),"
+        " (SELECT AVG(value) FROM metrics WHERE name = 'selfplay/solver_minus_past')")[0]
+    by_source = store.query(
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM audit a WHERE a.kind = 'league' AND a.ref = c.task_id"
+        " AND a.iteration = c.iteration) THEN 'league'"
+        " WHEN c.task_id IN (SELECT task_id FROM proposals WHERE task_id IS NOT NULL) THEN 'proposer'"
+        " ELSE 'procedural' END AS source, AVG(e.status = 'passed'), COUNT(*)"
+        " FROM candidates c JOIN executions e USING(candidate_id) GROUP BY source ORDER BY source")
+    by_mode = store.query(
+        "SELECT json_extract(t.json, '$.params.mode') AS mode, AVG(e.status = 'passed'), COUNT(*)"
+        " FROM candidates c JOIN executions e USING(candidate_id) JOIN tasks t ON t.task_id = c.task_id"
+        " WHERE json_extract(t.json, '$.kind') = 'code_reasoning' GROUP BY mode ORDER BY mode")
+    return SelfplaySummary(
+        int(n), int(valid), int(admitted), int(distinct), None if learn is None else float(learn),
+        int(audit.get("proposer_update", 0)), int(consults), int(audit.get("league", 0)),
+        int(audit.get("collapse", 0)), int(audit.get("past_solver", 0)), None if gain is None else float(gain),
+        {str(s): (float(r), int(k)) for s, r, k in by_source},
+        {str(m): (float(r), int(k)) for m, r, k in by_mode if m is not None})

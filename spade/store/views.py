@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from spade.audit.result import event_counts, finding_counts
 from spade.store.db import RunStore
+from spade.store.proposals import SelfplaySummary, selfplay_summary
 
 Series = list[tuple[int, float]]  # (iteration, value), oldest first
 
@@ -62,6 +63,7 @@ class RunView:
     sandbox_events: dict[str, int]  # event the sandbox observed (file_access, socket, …) -> audit rows carrying it
     audited: int
     diversity: Series  # per iteration: mean over tasks of distinct extracted codes / samples
+    selfplay: SelfplaySummary | None = None  # when anything was proposed (spade.selfplay)
 
     def series(self, name: str) -> Series:
         return self.metrics.get(name, [])
@@ -98,6 +100,7 @@ def load_view(store: RunStore) -> RunView:
         sandbox_events=event_counts(r for (r,) in audit_rows),
         audited=len(audit_rows),
         diversity=_diversity(store),
+        selfplay=selfplay_summary(store),
     )
 
 

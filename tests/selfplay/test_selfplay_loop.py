@@ -72,6 +72,11 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
         past = [a for a in audit if a[1] == "past_solver" and a[0] == i]
         assert past and all(a[3] == "checkpoints/ckpt-00000000" and "difficulty estimate" in a[2] for a in past), past
         assert (i, "selfplay/past_solver_pass_rate") in metrics and (i, "selfplay/solver_minus_past") in metrics
+    # `spade status --json` sums the run up from the same tables.
+    shown = json.loads(spade("status", str(run_dir), "--json").stdout)["selfplay"]
+    assert shown["proposals"] == len(proposals) and shown["admitted"] == len(admitted)
+    assert shown["past_estimates"] == sum(1 for a in audit if a[1] == "past_solver" and "estimate" in a[2])
+    assert shown["league_tasks"] == sum(1 for a in audit if a[1] == "league") and shown["collapses"] == len(collapses)
     for name in ("proposer_validity", "distinct_per_100", "near_duplicate_rate", "pass_rate/source/proposer",
                  "league_tasks", "distinct_completions", "proposer_share"):
         assert any(n == f"selfplay/{name}" for (_, n) in metrics), name
