@@ -171,7 +171,9 @@ class Environment:
     # --- draw ----------------------------------------------------------------------------------------------
     def draw(self, count: int | None = None) -> list[Drawn]:
         """`count` tasks (default generation.tasks_per_iteration): fresh ones validated and deduplicated at the
-        controller's current difficulties, plus the replay share (evolution.replay_ratio) of earlier tasks."""
+        controller's current difficulties, plus the replay share (evolution.replay_ratio) of earlier tasks; with
+        selfplay.enabled, every selfplay.league_every-th draw gives up to selfplay.league_share of its tasks to the
+        league (earlier proposals the solver's reports fail, origin "replay", an audit line each)."""
         from spade.generate.registry import resolve_families
         from spade.supply.supply import TaskSupply
 
@@ -189,18 +191,44 @@ class Environment:
             llm = cfg.generation.proposer == "llm"
             families = [EXTERNAL] if llm else [f.name for f in resolve_families(
                 cfg.generation.families, cfg.generation.kinds, cfg.generation.withhold_families)]
-            gen = cfg.generation.model_copy(update={"tasks_per_iteration": count, "kinds": self._kinds(store)})
+            w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
+            league = self._league(store, w, round(count * cfg.selfplay.league_share)) \
+                if self._league_due(draw_no) else []
+            gen = cfg.generation.model_copy(update={"tasks_per_iteration": count - len(league),
+                                                    "kinds": self._kinds(store)})
             supply = TaskSupply(cfg.model_copy(update={"generation": gen}), store, pool, self.controller(),
                                 self._dedup, families, _proposer(cfg) if llm else None, screen=self._contamination())
-            w = IterationWrite(iteration=DRAW_SEED_BASE + draw_no)
-            supply.draw(w)
+            if count > len(league):
+                supply.draw(w)
             fresh = w.tasks_of("generated")
             iteration, stored, self._dedup_rowid = store.add_drawn(
                 self._dedup_rowid, lambda newer: self._accept(fresh, newer), w.rejections, w.audit)
         with self._lock:
             self._tasks.update((t.task_id, t) for t in stored)
-        replayed = [Drawn(t, "replay", iteration) for t in w.tasks_of("replay")]
+        back = {t.task_id for t in league}  # the replay share may pick a league task too: drawn once
+        replayed = [Drawn(t, "replay", iteration) for t in league + [t for t in w.tasks_of("replay")
+                                                                     if t.task_id not in back]]
         return [Drawn(t, "generated", iteration) for t in stored] + replayed
+
+    def _league_due(self, draw_no: int) -> bool:
+        """Self-play's league rule with draws for iterations (no collapse response runs here)."""
+        from spade.selfplay.league import league_due
+
+        return self.config.selfplay.enabled and league_due(draw_no, self.config.selfplay, False)
+
+    def _league(self, store: RunStore, w: IterationWrite, count: int) -> list[Task]:
+        """Up to `count` earlier proposals the solver fails in its reports, as the loop's league picks them (the
+        supply fills the rest of the draw); the current weights are those named with the newest proposal
+        (unnamed: every earlier proposal is past)."""
+        from spade.selfplay.league import choose_league
+        from spade.store.proposals import league_candidates, newest_proposer
+
+        candidates = league_candidates(store, newest_proposer(store), 500)
+        ids = choose_league(candidates, store.task_pass_history(), count, set())
+        by = dict(candidates)
+        w.audit.extend(AuditEntry("league", t, str(by.get(t) or "external"), "", "re-entered: the solver fails it")
+                       for t in ids)
+        return [store.task(t) for t in ids]
 
     def draw_some(self, count: int | None = None, attempts: int = 3) -> list[Drawn]:
         """`draw`, retried when a draw yields nothing (every draft rejected or a duplicate); after `attempts` empty

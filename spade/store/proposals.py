@@ -40,6 +40,13 @@ def league_candidates(store: RunStore, current: str | None, limit: int) -> list[
         " AND COALESCE(checkpoint, '') != ? ORDER BY rowid DESC LIMIT ?", (current or "", limit))]
 
 
+def newest_proposer(store: RunStore) -> str:
+    """The checkpoint named with the newest proposal; a name no proposal has when it is unnamed (or none exists),
+    so every proposal counts as another's for `league_candidates`."""
+    rows = store.query("SELECT checkpoint FROM proposals ORDER BY rowid DESC LIMIT 1")
+    return str(rows[0][0]) if rows and rows[0][0] else "\0unnamed"
+
+
 def proposal_counts(store: RunStore) -> dict[str, float]:
     """Totals over the run: proposals, valid ones, mean reward of the valid ones."""
     rows = store.query("SELECT COUNT(*), SUM(valid), AVG(CASE WHEN valid = 1 THEN reward END) FROM proposals")
@@ -129,7 +136,8 @@ def selfplay_summary(store: RunStore) -> SelfplaySummary | None:
         " OR kind IN ('league', 'collapse') OR (kind = 'past_solver' AND result LIKE 'past solve rate%')"
         " GROUP BY kind"))
     consults, gain = store.query(
-        "SELECT (SELECT COUNT(*) FROM metrics WHERE name = 'selfplay/league_consulted' AND value > 0),"
+        "SELECT (SELECT COUNT(*) FROM (SELECT iteration FROM metrics WHERE name = 'selfplay/league_consulted'"
+        " AND value > 0 UNION SELECT iteration FROM audit WHERE kind = 'league')),"
         " (SELECT AVG(value) FROM metrics WHERE name = 'selfplay/solver_minus_past')")[0]
     by_source = store.query(
         "SELECT CASE WHEN EXISTS (SELECT 1 FROM audit a WHERE a.kind = 'league' AND a.ref = c.task_id"

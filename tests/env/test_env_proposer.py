@@ -166,3 +166,37 @@ def test_reports_steer_the_mix_and_draws_follow_its_kinds(tmp_path: Path) -> Non
         assert kinds["python_function"] > kinds["code_reasoning"] >= sp.min_share / (sp.min_share + sp.max_share) - 1e-9
         assert report.metrics["selfplay/kind_weight/python_function"] == kinds["python_function"]
         assert env._kinds(env._store()) == kinds  # what the next draw weights the kinds by
+
+
+UPPER = ('```python\ndef f(s):\n    """Shout it."""\n    return s.upper() + "!"\n\n'
+         'print(f("ab"))\nprint(f("x y"))\nprint(f(""))\n```')
+
+
+def test_every_league_every_th_draw_brings_back_past_proposals_the_solver_fails(tmp_path: Path) -> None:
+    from spade.store.proposals import selfplay_summary
+
+    cfg = load_config(None, {"generation.families": ["list_transform"], "generation.tasks_per_iteration": 2,
+                             "evolution.replay_ratio": 0.0, "executor.workers": 2, "selfplay.enabled": True,
+                             "selfplay.league_every": 1, "selfplay.league_share": 0.5})
+    with Environment.open(tmp_path / "run", cfg) as env:
+        assert [d.origin for d in env.draw()] == ["generated", "generated"]  # draw 0: the rule never consults
+        prompt = env.propose(1, mode="deduction")[0]
+        [past] = env.submit_proposals([prompt], [VALID], checkpoint="step-1")
+        assert past.task_id is not None
+        env.report(env.score([past.task_id], ["```python\nassert f([]) == 'no'\n```"]))  # the solver fails it
+        drawn = env.draw()  # due, but the newest proposal is step-1's own: not a past one
+        assert past.task_id not in {d.task.task_id for d in drawn} and len(drawn) == 2
+        [now] = env.submit_proposals([prompt], [UPPER], checkpoint="step-2")
+        assert now.valid and now.task_id is not None
+        drawn = env.draw()
+        assert [(d.task.task_id, d.origin) for d in drawn if d.task.task_id == past.task_id] == [
+            (past.task_id, "replay")]
+        assert len(drawn) == 2 and sum(d.origin == "generated" for d in drawn) == 1  # the supply fills the rest
+        with RunStore(env.run_dir, read_only=True) as store:
+            assert store.query("SELECT ref, model FROM audit WHERE kind = 'league'") == [(past.task_id, "step-1")]
+            summary = selfplay_summary(store)
+        assert summary is not None and (summary.league_tasks, summary.league_consults) == (1, 1)
+        query = env.task(past.task_id).test_cases[0]
+        solved = f"```python\nassert f({', '.join(repr(a) for a in query.args)}) == {query.expected!r}\n```"
+        assert env.step([past.task_id], [solved])[0][0].passed  # solved now
+        assert past.task_id not in {d.task.task_id for d in env.draw()}  # its last pass rate is 1: not failing
