@@ -1,18 +1,13 @@
 """bench/answer_shapes.py: an answer is classified by what its extracted code holds for the entry function."""
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.bench_scripts import bench_script
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_answer_shapes", ROOT / "bench" / "answer_shapes.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("answer_shapes")
 
 
 @pytest.mark.parametrize("code, shape, statements", [

@@ -1,7 +1,6 @@
 """bench/efficacy.py: an arm is charged the CPU of its live sandbox workers, not only of the children it reaped;
 --reeval grades recorded arms again on changed suites."""
 
-import importlib.util
 import json
 import os
 import resource
@@ -13,14 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench_scripts import bench_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _efficacy():
-    spec = importlib.util.spec_from_file_location("bench_efficacy", ROOT / "bench" / "efficacy.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("efficacy")
 
 
 def test_a_live_grandchild_busy_for_a_second_is_charged():

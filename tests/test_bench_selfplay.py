@@ -2,21 +2,17 @@
 thirds are compared from the run's proposals table with a bootstrap CI."""
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 from spade.store import IterationWrite, ProposalRecord, RunStore
+from tests.bench_scripts import bench_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench():
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("bench_selfplay", ROOT / "bench" / "selfplay.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("selfplay")
 
 
 def args(**kw):

@@ -99,13 +99,9 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
 
 def _padded_batch_loss():
     """bench/update.py's baseline: the loss as one padded batch computes it (transformers' own, full logits)."""
-    import importlib.util
-    from pathlib import Path
+    from tests.bench_scripts import bench_script
 
-    spec = importlib.util.spec_from_file_location("bench_update", Path(__file__).parents[2] / "bench" / "update.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.padded_batch_loss
+    return bench_script("update").padded_batch_loss
 
 
 def test_one_example_at_a_time_gives_the_padded_batchs_loss_and_gradient(trained, examples):
