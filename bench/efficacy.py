@@ -415,12 +415,20 @@ def print_differences(results: dict[str, Any], suites: list[str]) -> None:
 
 def comparisons(arms: list[str]) -> list[tuple[str, str]]:
     """(new, old) pairs: each trained arm against the base; co-evolution against fixed difficulty and
-    rationalisation against co-evolution under the same label."""
+    rationalisation against co-evolution under the same label; a lever arm ('<arm>+<lever>[-sN]') against its
+    plain arm of the same seed (seed 0's plain arm carries no label)."""
     pairs = [(a, "none") for a in arms if a != "none" and "none" in arms]
     for a in arms:
         for first, second in (("coevolve", "fixed"), ("star", "coevolve")):
             if a.startswith(first) and (b := second + a[len(first):]) in arms:
                 pairs.append((a, b))
+        # A lever arm ('coevolve+lora15-s1', run with --set keys) against its plain arm of the same seed.
+        lever = re.fullmatch(r"([a-z]+)\+[^+]+?(-s(\d+))?", a)
+        if lever:
+            seed = lever.group(3)
+            plain = lever.group(1) + (f"-s{seed}" if seed not in (None, "0") else "")
+            if plain in arms:
+                pairs.append((a, plain))
     return pairs
 
 

@@ -196,3 +196,11 @@ def test_seeds_0_to_3_withhold_every_family_once_and_the_arms_config_records_its
     cfg = efficacy.arm_config(ROOT / "configs" / "efficacy.yaml", "coevolve", args)
     assert cfg.generation.withhold_families == quarters[2]
     assert cfg.eval.contamination_suites == ["heldout-unseen", "humaneval", "builtin"]
+
+
+def test_a_lever_arm_is_compared_with_its_plain_arm_of_the_same_seed():
+    pairs = _efficacy().comparisons(["none", "coevolve", "coevolve-s1", "fixed", "coevolve+lora15-s0",
+                                     "coevolve+kinds-s1", "coevolve+zone", "fixed+x-s2"])
+    assert ("coevolve+lora15-s0", "coevolve") in pairs and ("coevolve+kinds-s1", "coevolve-s1") in pairs
+    assert ("coevolve+zone", "coevolve") in pairs and ("coevolve", "fixed") in pairs
+    assert not [p for p in pairs if p[0] == "fixed+x-s2" and p[1] != "none"]  # its plain arm was not run
