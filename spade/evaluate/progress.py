@@ -28,13 +28,18 @@ class PeriodicLines:
         self._started: dict[str, float] = {}
         self._printed: dict[str, float] = {}
         self._ended: dict[str, float] = {}
+        self._done: dict[str, int] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now, finished = self.clock(), done >= total
-        if stage in self._ended:
-            if finished:
+        # A pass ends when it reaches its total; one that ended short (a supply that accepted fewer tasks than it
+        # wanted) ends when the count goes back down: the stage runs again, a new pass with a new clock.
+        again = stage in self._ended or done < self._done.get(stage, 0)
+        self._done[stage] = done
+        if again:
+            if finished and stage in self._ended:
                 return  # the end of this pass was said already
-            del self._ended[stage]  # the stage runs again (the next iteration's): a new pass, a new clock
+            self._ended.pop(stage, None)
             self._started.pop(stage, None)
             self._printed.pop(stage, None)
         started = self._started.setdefault(stage, now)

@@ -39,6 +39,20 @@ def test_periodic_lines_say_the_start_then_at_most_one_line_per_period_then_the_
     assert len(said) == 9  # start, every 10 s (10..70), end
 
 
+def test_a_pass_that_ended_short_does_not_keep_its_clock_into_the_next():
+    out, clock = io.StringIO(), _Clock()
+    lines = PeriodicLines(out, every_s=10, clock=clock)
+    lines("generate", 0, 6)
+    clock.now = 5.0
+    lines("generate", 5, 6)  # the supply accepted 5 of 6: this pass never reaches its total
+    clock.now = 3600.0
+    lines("generate", 0, 6)  # the next iteration's pass
+    clock.now = 3603.0
+    lines("generate", 6, 6)
+    assert out.getvalue().splitlines() == ["generate 0/6 (0:00:00)", "generate 0/6 (0:00:00)",
+                                           "generate 6/6 (0:00:03)"]
+
+
 def test_the_loop_display_prints_stage_lines_when_stderr_is_no_terminal(capsys):
     from spade.pipeline.progress import LoopDisplay
 
