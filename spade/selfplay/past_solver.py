@@ -39,7 +39,7 @@ def can_swap(policy: Any) -> str | None:
 
     if not isinstance(policy, EmbeddedPolicy):
         return "only the embedded policy swaps weights"
-    if getattr(policy, "_model", None) is None or not _adapter(policy.model):
+    if not _adapter(policy.model):
         return "the policy holds no LoRA adapter (a full fine-tune's master weights would not survive the swap)"
     return None
 
