@@ -125,7 +125,10 @@ class SelfplaySummary:
 
 
 def selfplay_summary(store: RunStore) -> SelfplaySummary | None:
-    """The run's self-play figures, or None when nothing was ever proposed."""
+    """The run's self-play figures, or None when nothing was ever proposed (or the run, read as it is, predates
+    the proposals table: schema version 3)."""
+    if int(store.meta("schema_version") or 0) < 3:
+        return None
     n, valid, admitted, distinct, learn = store.query(
         "SELECT COUNT(*), COALESCE(SUM(valid), 0), COALESCE(SUM(task_id IS NOT NULL), 0), COUNT(DISTINCT task_id),"
         " AVG(CASE WHEN task_id IS NOT NULL AND solve_rate IS NOT NULL THEN learnability END) FROM proposals")[0]

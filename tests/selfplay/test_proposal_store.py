@@ -7,7 +7,13 @@ import sqlite3
 
 from spade.records import Task
 from spade.store import IterationTask, IterationWrite, ProposalRecord, RunState, RunStore
-from spade.store.proposals import final_proposals, league_candidates, proposer_examples, recent_programs
+from spade.store.proposals import (
+    final_proposals,
+    league_candidates,
+    proposer_examples,
+    recent_programs,
+    selfplay_summary,
+)
 
 
 def record(pid: str, iteration: int, checkpoint: str | None, task_id: str | None, reward: float) -> ProposalRecord:
@@ -47,6 +53,7 @@ def test_a_version_2_run_is_upgraded_with_the_proposals_table(tmp_path):
     with RunStore(tmp_path, read_only=True) as reader:
         assert reader.meta("schema_version") == "2"
         assert final_proposals(reader) == []  # read as it is: no proposals table, no proposals
+        assert selfplay_summary(reader) is None  # `spade status` of an old run has no self-play section
     with RunStore(tmp_path) as writer:
         assert writer.meta("schema_version") == "3"
         writer.commit_iteration(IterationWrite(0, tasks=[IterationTask(task("t0"), "generated")],
