@@ -1,9 +1,8 @@
-"""Self-play's part of an iteration: the policy proposes code-reasoning tasks, the league brings back past
-proposals the solver fails and a past solver estimates the new tasks' difficulty, the rest comes from the
-procedural supply; after the solver's rollouts each proposal
-earns its reward, the mix follows learnability, a collapse of diversity raises the temperature, and every
-proposer_period solver updates the proposer role is trained (RFT on its high-reward proposals) just before the
-solver's update, so the checkpoint saved next holds both.
+"""Self-play's part of an iteration: the policy proposes code-reasoning tasks, the league brings back past proposals
+the solver fails and a past solver estimates the new tasks' difficulty, the rest comes from the procedural supply;
+after the solver's rollouts each proposal earns its reward, the mix follows learnability, a collapse of diversity
+raises the temperature, and every proposer_period solver updates the proposer role is trained (RFT on its
+high-reward proposals) just before the solver's update, so the checkpoint saved next holds both.
 
 In: the run's Engine (spade.pipeline.stages) and the iteration's IterationWrite. Out: tasks, ProposalRecords,
 audit lines and metrics on the IterationWrite; `to_state` for the RunState (resume restores it).
@@ -142,7 +141,6 @@ class SelfPlay:
             w.audit.append(AuditEntry("past_solver", task_id, past, "",
                                       f"past solve rate {rate:.2f} ({len(got[task_id])} answers): "
                                       f"difficulty estimate {1 - rate:.2f}"))
-        self._count("past_solver_consults", 1)
         w.metrics["selfplay/past_solver_pass_rate"] = sum(self.past_rates.values()) / len(self.past_rates)
 
     def _propose(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:

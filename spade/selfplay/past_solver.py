@@ -1,14 +1,14 @@
 """Past solvers estimate a new task's difficulty: a saved checkpoint attempts the iteration's new tasks.
 
-Rule (documented in docs/selfplay.md): in an iteration that consults the league, when selfplay.past_solver_samples
-> 0, the oldest checkpoint kept on disk other than the weights the policy holds now (the "past solver") answers
-each new task of the iteration (admitted proposals and fresh procedural tasks; not league or replayed ones)
-past_solver_samples times at the solver's temperature; its answers are graded on the one
-grading path and never stored as rollouts (no update trains on them). Its solve rate r gives the proposal's
-difficulty estimate 1 - r, recorded in the audit (`past_solver`); after the current solver's rollouts the iteration
-records the gain over the past solver on the same tasks. Only an embedded policy holding LoRA adapters plays a
-past solver: the swap copies adapter tensors in place and back, which a full fine-tune's float32 master weights
-(spade.train.master) would not survive exactly.
+Rule (documented in docs/selfplay.md): in an iteration that consults the league, when selfplay.past_solver_samples >
+0, the oldest checkpoint kept on disk other than the weights the policy holds now (the "past solver") answers each
+new task of the iteration (admitted proposals and fresh procedural tasks; not league or replayed ones)
+past_solver_samples times at the solver's temperature; its answers are graded on the one grading path and never
+stored as rollouts (no update trains on them). Its solve rate r gives the task's difficulty estimate 1 - r, recorded
+in the audit (`past_solver`); after the current solver's rollouts the iteration records the gain over the past
+solver on the same tasks. Only an embedded policy holding LoRA adapters plays a past solver: the swap copies adapter
+tensors in place and back, which a full fine-tune's float32 master weights (spade.train.master) would not survive
+exactly.
 
 In: the checkpoint root, the current checkpoint (relative to the run dir) and the policy. Out: the past
 checkpoint's directory, or the policy's weights swapped for the duration of a `with` block.
