@@ -604,6 +604,9 @@ class SelfplayConfig(_Section):
     """Proposals whose reward is above this are the proposer's RFT examples."""
     proposer_examples: int = Field(32, ge=1, le=100000)
     """At most this many recent proposals (highest reward first) per proposer update."""
+    proposer_min_examples: int = Field(4, ge=1, le=100000)
+    """A proposer update waits (its examples accumulate) until this many distinct proposals, no two near-duplicates,
+    beat proposer_min_reward: RFT on one or two rewarded proposals makes the proposer repeat them."""
     proposer_temperature: float = Field(1.0, ge=0, le=2)
     duplicate_penalty: float = Field(0.5, ge=0, le=10)
     """Subtracted from a proposal's reward, times its similarity to the nearest recent proposal (when a duplicate)."""

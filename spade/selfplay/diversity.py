@@ -3,7 +3,8 @@
 In: completions grouped by task. Out: `Diversity`: the share of distinct completions among each task's samples
 (after whitespace is normalised), averaged over tasks with two or more samples, and the near-duplicate rate: the
 share of sample pairs within a task whose token-set Jaccard similarity is at least NEAR. A sample's text is cut
-to MAX_CHARS before it is compared.
+to MAX_CHARS before it is compared. `distinct_indices` keeps the first of each group of near-duplicates (the
+proposer's update trains on distinct proposals only).
 """
 
 from __future__ import annotations
@@ -23,6 +24,25 @@ class Diversity:
     tasks: int  # tasks with two or more samples (the others say nothing about diversity)
 
 
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(text[:MAX_CHARS].split())
+
+
+def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
+    union = len(a | b)
+    return (len(a & b) / union if union else 1.0) >= NEAR
+
+
+def distinct_indices(texts: Sequence[str]) -> list[int]:
+    """Indices of `texts` in order, each kept unless it is a near-duplicate of one kept before it."""
+    kept: list[int] = []
+    tokens = [_tokens(t) for t in texts]
+    for i, t in enumerate(tokens):
+        if not any(_alike(t, tokens[j]) for j in kept):
+            kept.append(i)
+    return kept
+
+
 def diversity(completions: Mapping[str, Sequence[str]]) -> Diversity:
     shares, near, pairs, tasks = [], 0, 0, 0
     for texts in completions.values():
@@ -31,9 +51,8 @@ def diversity(completions: Mapping[str, Sequence[str]]) -> Diversity:
         tasks += 1
         normal = [" ".join(t[:MAX_CHARS].split()) for t in texts]
         shares.append(len(set(normal)) / len(normal))
-        tokens = [frozenset(t.split()) for t in normal]
+        tokens = [_tokens(t) for t in normal]
         for a, b in combinations(tokens, 2):
             pairs += 1
-            union = len(a | b)
-            near += (len(a & b) / union if union else 1.0) >= NEAR
+            near += _alike(a, b)
     return Diversity(sum(shares) / len(shares) if shares else 1.0, near / pairs if pairs else 0.0, tasks)

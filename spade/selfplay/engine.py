@@ -26,6 +26,7 @@ from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
 from spade.selfplay.past_solver import can_swap, past_checkpoint, past_weights
 from spade.selfplay.prompts import level_of, prompt_task, proposer_prompts, recent_examples
+from spade.selfplay.reward import proposer_batch
 from spade.store import IterationTask, IterationWrite
 from spade.store import proposals as stored
 
@@ -263,7 +264,8 @@ class SelfPlay:
 
     def _train_proposer_when_due(self, e: Engine, w: IterationWrite) -> None:
         """RFT of the proposer role on proposals whose reward beats proposer_min_reward, made since its last
-        update, once per proposer_period solver updates (before the solver's update of the same iteration)."""
+        update, once per proposer_period solver updates (before the solver's update of the same iteration); near-
+        duplicates count once, and fewer than proposer_min_examples distinct ones wait for the next due update."""
         from spade.store.views import update_count
         from spade.train.checkpoint import save_checkpoint
         from spade.train.rft import TrainExample
@@ -275,7 +277,11 @@ class SelfPlay:
         rows = stored.proposer_examples(e.store, self.last_proposer_iteration, sp.proposer_min_reward,
                                         sp.proposer_examples)
         rows += [(p.prompt, p.completion, p.reward) for p in w.proposals if p.reward > sp.proposer_min_reward]
-        rows = sorted(rows, key=lambda r: -r[2])[: sp.proposer_examples]
+        rows, wait = proposer_batch(sp, rows)
+        if wait:  # too few to learn from without parroting them: they accumulate to the next due update
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "", wait))
+            w.metrics["selfplay/proposer_update_waiting"] = float(len(rows))
+            return
         train_on = getattr(e.trainer, "train_on", None)
         self.last_proposer_iteration = w.iteration
         if not rows or train_on is None or e.trainer is None:

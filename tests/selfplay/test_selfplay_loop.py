@@ -18,7 +18,8 @@ sampling: {sampling_n: 2, max_new_tokens: 64, batch_size: 8, temperature: 0.0}
 training: {batch_size: 2, steps_per_update: 1, epochs: 0, max_examples: 4, max_seq_len: 384}
 eval: {every: 0}
 executor: {workers: 2}
-selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1, league_every: 2,
+selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1,
+           proposer_min_examples: 1, league_every: 2,
            league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1}
 """
 

@@ -11,7 +11,7 @@ from spade.selfplay.diversity import diversity
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MIN_OBSERVED, MixState, steer
 from spade.selfplay.proposal import MAX_INPUTS, MAX_PROPOSAL_CHARS, draft_of, parse_proposal
-from spade.selfplay.reward import proposal_reward
+from spade.selfplay.reward import proposal_reward, proposer_batch
 
 CFG = SelfplayConfig()
 
@@ -66,6 +66,20 @@ def test_reward_is_learnability_less_the_penalties():
     learn, reward = proposal_reward(CFG, valid=True, solve_rate=None, similarity=0.9, duplicate=True)
     assert learn == 0.0 and reward == pytest.approx(-0.45)
     assert proposal_reward(CFG, valid=False, solve_rate=None, similarity=0.0, duplicate=False) == (0.0, -0.5)
+
+
+def test_the_proposer_learns_from_enough_distinct_rewarded_proposals_or_waits():
+    ten = "x):\n    result = 10 ** x\n    return str(result)\n\nprint(f(3))"
+    rows = [("p", ten, 0.9), ("p", ten + "  ", 0.5), ("p", "x):\n    return x[::-1]\n\nprint(f('ab'))", 0.7),
+            ("p", "x):\n    return len(x)\n\nprint(f('abc'))", -0.5)]
+    cfg = CFG.model_copy(update={"proposer_min_examples": 3})
+    batch, wait = proposer_batch(cfg, rows)  # the repeat counts once, the unrewarded one not at all
+    assert [r[2] for r in batch] == [0.9, 0.7] and wait is not None and "2 distinct" in wait
+    assert proposer_batch(CFG.model_copy(update={"proposer_min_examples": 2}), rows) == (batch, None)
+    assert proposer_batch(cfg, rows[3:]) == ([], None)  # nothing rewarded: skipped, not waiting
+    many = [("p", f"x):\n    return x * {k} + {k * k} - {k ** 3}\n\nprint(f({k}))", k / 10) for k in range(9)]
+    capped = CFG.model_copy(update={"proposer_examples": 4, "proposer_min_examples": 4})
+    assert [r[2] for r in proposer_batch(capped, many)[0]] == [0.8, 0.7, 0.6, 0.5]
 
 
 def test_the_mix_follows_learnability_within_bounds():
