@@ -29,6 +29,8 @@ In parallel, one process per arm, then one table:
 --label '+zone' names such arms 'coevolve+zone' etc., so they merge beside the plain ones. Other seeds of a
 recipe: --seed 1 --label=-s1 (or '+zone-s1'); merged, the arms 'NAME', 'NAME-s1'... are also compared as one group,
 each task's pass@1 averaged over the seeds that were graded on it.
+Gain against budget: one recipe and seed at --minutes 45 and 135 (--out runs/x45, runs/x135), then
+  .venv/bin/python bench/efficacy.py --budget-curve runs/eff-n runs/x45 runs/x135
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
@@ -252,6 +254,9 @@ def main() -> None:
     p.add_argument("--only", default="", metavar="NAMES",
                    help="with --reeval: grade only these arms (comma-separated, as named in the results) and write "
                         "only them")
+    p.add_argument("--budget-curve", type=Path, nargs="+", default=None, metavar="DIR",
+                   help="train nothing: one recipe and seed run at several --minutes (one trained arm per DIR, the "
+                        "base in one of them): each budget minus the base and each budget minus the one before it")
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
@@ -266,6 +271,8 @@ def main() -> None:
         sys.exit(str(exc))
     if args.merge:
         return merge(args.merge, args.out)
+    if args.budget_curve:
+        return budget_curve(args.budget_curve, [s for s in args.suites.split(",") if s])
     if args.reeval:
         return reevaluate(args.reeval, args)
     arms = [a for a in args.arms.split(",") if a]
@@ -374,6 +381,34 @@ def merge(dirs: list[Path], out: Path) -> None:
     print_table(merged, suites)
     print_differences(merged, suites)
     print(f"results: {out / 'efficacy.json'}")
+
+
+def budget_curve(dirs: list[Path], suites: list[str]) -> None:
+    """Gain against budget: the trained arm of each DIR (one recipe, one seed, each DIR its own --minutes) minus
+    the base, and each budget minus the next smaller one, on every suite all of them were graded on."""
+    base: dict[str, Any] | None = None
+    points: list[tuple[float, str, dict[str, Any]]] = []
+    for d in dirs:
+        part = json.loads((d / "efficacy.json").read_text())
+        base = part["arms"].get("none", base)
+        trained = [(name, row) for name, row in part["arms"].items() if name != "none"]
+        if len(trained) != 1:
+            sys.exit(f"--budget-curve: {d} holds {len(trained)} trained arms; give one directory per budget")
+        points.append((float(part["minutes"]), *trained[0]))
+    if base is None:
+        sys.exit("--budget-curve: no directory holds the base arm ('none'); add the base's run directory")
+    points.sort(key=lambda p: p[0])
+    if len({p[0] for p in points}) != len(points):
+        sys.exit(f"--budget-curve: two directories ran the same budget ({[p[0] for p in points]} minutes)")
+    for suite in suites:
+        if suite not in base["eval"] or not all(suite in p[2]["eval"] for p in points):
+            continue
+        for minutes, name, row in points:
+            print_difference(f"{name} at {minutes:g} min - none", suite, base["eval"][suite]["per_task"],
+                             row["eval"][suite]["per_task"])
+        for (m0, _, r0), (m1, _, r1) in zip(points, points[1:]):
+            print_difference(f"{m1:g} min - {m0:g} min", suite, r0["eval"][suite]["per_task"],
+                             r1["eval"][suite]["per_task"])
 
 
 def print_table(results: dict[str, Any], suites: list[str]) -> None:

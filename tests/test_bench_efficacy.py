@@ -204,3 +204,27 @@ def test_a_lever_arm_is_compared_with_its_plain_arm_of_the_same_seed():
     assert ("coevolve+lora15-s0", "coevolve") in pairs and ("coevolve+kinds-s1", "coevolve-s1") in pairs
     assert ("coevolve+zone", "coevolve") in pairs and ("coevolve", "fixed") in pairs
     assert not [p for p in pairs if p[0] == "fixed+x-s2" and p[1] != "none"]  # its plain arm was not run
+
+
+def _part(tmp_path: Path, name: str, minutes: float, arms: dict[str, dict[str, float]]) -> Path:
+    d = tmp_path / name
+    d.mkdir()
+    rows = {arm: {"eval": {"humaneval": {"per_task": scores}}} for arm, scores in arms.items()}
+    (d / "efficacy.json").write_text(json.dumps({"minutes": minutes, "arms": rows}))
+    return d
+
+
+def test_the_budget_curve_compares_each_budget_with_the_base_and_the_one_before(tmp_path, capsys):
+    none = {"he/1": 0.0, "he/2": 0.0, "he/3": 0.0, "he/4": 1.0}
+    long = _part(tmp_path, "x135", 135, {"coevolve+x3": {"he/1": 1.0, "he/2": 1.0, "he/3": 0.0, "he/4": 1.0}})
+    short = _part(tmp_path, "x45", 45, {"none": none, "coevolve": {"he/1": 1.0, "he/2": 0.0, "he/3": 0.0,
+                                                                    "he/4": 1.0}})
+    _efficacy().budget_curve([long, short], ["humaneval", "heldout"])  # in any order; heldout: nobody graded
+    lines = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
+    assert lines == ["coevolve at 45 min - none on humaneval", "coevolve+x3 at 135 min - none on humaneval",
+                     "135 min - 45 min on humaneval"]
+    two = _part(tmp_path, "two", 90, {"fixed": none, "coevolve": none})
+    with pytest.raises(SystemExit, match="2 trained arms"):
+        _efficacy().budget_curve([short, two], ["humaneval"])
+    with pytest.raises(SystemExit, match="no directory holds the base"):
+        _efficacy().budget_curve([long], ["humaneval"])
