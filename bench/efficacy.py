@@ -31,6 +31,8 @@ recipe: --seed 1 --label=-s1 (or '+zone-s1'); merged, the arms 'NAME', 'NAME-s1'
 each task's pass@1 averaged over the seeds that were graded on it.
 Gain against budget: one recipe and seed at --minutes 45 and 135 (--out runs/x45, runs/x135), then
   .venv/bin/python bench/efficacy.py --budget-curve runs/eff-n runs/x45 runs/x135
+or from one long arm's kept checkpoints (training.keep_checkpoints; CPU used before each iteration in the run's
+cpu_budget.jsonl): --reeval runs/x135 --only coevolve --checkpoint ckpt-00000016 --minutes 45 --out runs/x135-45
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
@@ -144,18 +146,24 @@ class CpuBudget:
     budget instead of overshooting it by up to one iteration. The first iteration is always run (nothing to
     predict from: the time before it is the model's loading)."""
 
-    def __init__(self, budget_s: float, clock: Callable[[], float] = cpu_seconds) -> None:
+    def __init__(self, budget_s: float, clock: Callable[[], float] = cpu_seconds, log: Path | None = None) -> None:
         self.budget_s = budget_s
         self.clock = clock
         self.start = clock()
         self.asked: float | None = None  # the clock when last asked: the start of the iteration that followed
         self.last_iteration_s = 0.0
+        self.log = log  # one JSON line per iteration: CPU seconds used before it (which checkpoint had how much)
+        self.iteration = 0
 
     def __call__(self) -> bool:
         now = self.clock()
         if self.asked is not None:
             self.last_iteration_s = now - self.asked
         self.asked = now
+        if self.log is not None:
+            with self.log.open("a") as f:
+                f.write(json.dumps({"iteration": self.iteration, "cpu_s": round(now - self.start, 1)}) + "\n")
+        self.iteration += 1
         return now - self.start + self.last_iteration_s > self.budget_s
 
 
@@ -166,7 +174,7 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
     if run_dir.exists():
         shutil.rmtree(run_dir)
     wall, cpu = time.perf_counter(), cpu_seconds()
-    run(cfg, run_dir, stop=CpuBudget(cpu_budget_s))
+    run(cfg, run_dir, stop=CpuBudget(cpu_budget_s, log=run_dir / "cpu_budget.jsonl"))
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     with RunStore(run_dir) as store:
         counts = {name: store.query(sql)[0][0] for name, sql in {
@@ -251,6 +259,10 @@ def main() -> None:
     p.add_argument("--reeval", type=Path, default=None, metavar="DIR",
                    help="train nothing: grade DIR's arms (their last checkpoints) again on --suites and write OUT/"
                         "efficacy.json with those suites' figures replaced")
+    p.add_argument("--checkpoint", default="", metavar="NAME",
+                   help="with --reeval and one arm: grade this checkpoint of it (e.g. ckpt-00000016) instead of the "
+                        "last, recorded as the budget --minutes (the CPU minutes it had used: the arm's "
+                        "cpu_budget.jsonl), for --budget-curve")
     p.add_argument("--only", default="", metavar="NAMES",
                    help="with --reeval: grade only these arms (comma-separated, as named in the results) and write "
                         "only them")
@@ -333,12 +345,25 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
     if only:
         results["arms"] = {a: results["arms"][a] for a in only}
     suites = [s for s in args.suites.split(",") if s]
+    if args.checkpoint:
+        trained = [a for a in results["arms"] if a != "none"]
+        if len(trained) != 1 or len(results["arms"]) != 1:
+            sys.exit(f"--checkpoint {args.checkpoint}: name one trained arm with --only (of {', '.join(trained)})")
+        results["minutes"] = args.minutes
     args.out.mkdir(parents=True, exist_ok=True)
     for name, row in results["arms"].items():
         arm = name.split("+", 1)[0]  # '--label' suffixes name the arm; its run directory has the plain name
         run_dir = source / arm if arm != "none" else None
         if run_dir is not None and not (run_dir / "checkpoints").is_dir():
             sys.exit(f"--reeval: arm {name!r} has no checkpoints under {run_dir}")
+        weights = run_dir / "checkpoints" if run_dir else None
+        if weights is not None and args.checkpoint:
+            weights = weights / args.checkpoint
+            if not weights.is_dir():
+                kept = sorted(p.name for p in (run_dir / "checkpoints").glob("ckpt-*"))
+                sys.exit(f"--checkpoint {args.checkpoint}: not under {run_dir / 'checkpoints'}; it holds "
+                         f"{', '.join(kept) or 'none'}")
+            row["checkpoint"] = args.checkpoint
         try:
             sets = parse_sets(row.get("sets") or [])  # runs before --label recorded none
         except ConfigError as exc:
@@ -348,7 +373,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         withheld = row.get("withheld_families")  # as recorded; runs before the unseen protocol withheld none
         if withheld is None:
             withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
-        fresh = evaluate_arm(cfg, run_dir / "checkpoints" if run_dir else None, suites, args.eval_limit,
+        fresh = evaluate_arm(cfg, weights, suites, args.eval_limit,
                              args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
                              withheld=withheld)
         row["eval"] = {**row["eval"], **fresh}

@@ -76,6 +76,18 @@ def test_reeval_names_the_arm_whose_checkpoints_are_missing(tmp_path):
         "give the --out directory of an efficacy run")
 
 
+def test_reeval_of_one_checkpoint_names_one_arm_and_a_kept_checkpoint(tmp_path):
+    row = {"rollouts": 1, "updates": 1, "iterations": 1, "sets": [], "eval": {}}
+    source = _recorded(tmp_path, {"none": dict(row), "coevolve": dict(row)})
+    (source / "coevolve" / "checkpoints" / "ckpt-00000003").mkdir(parents=True)
+    both = _reeval(str(source), "--checkpoint", "ckpt-00000002", "--out", str(tmp_path / "a"))
+    assert both.returncode != 0 and "name one trained arm with --only (of coevolve)" in both.stderr
+    missing = _reeval(str(source), "--only", "coevolve", "--checkpoint", "ckpt-00000002", "--out",
+                      str(tmp_path / "b"))
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip().endswith("it holds ckpt-00000003")
+
+
 def test_differences_on_the_held_out_suite_are_also_printed_for_its_plain_and_composed_parts(capsys):
     base = {"heldout/a-1": 0.0, "heldout/a-1~v9": 0.0, "heldout/b-2": 1.0, "heldout/b-2~v8": 0.0}
     trained = {"heldout/a-1": 1.0, "heldout/a-1~v9": 0.0, "heldout/b-2": 1.0, "heldout/b-2~v8": 0.0}
@@ -176,6 +188,14 @@ def test_the_prediction_follows_the_last_iteration_and_the_first_always_runs():
     stop = efficacy.CpuBudget(45.0, clock=_Clock())
     ran, used = _iterations_within(45.0, [5.0, 5.0, 30.0, 5.0, 5.0], stop)
     assert (ran, used) == (3, 40.0)  # after the 30 s one, another 30 s is predicted: 40 + 30 > 45
+
+
+def test_the_budget_logs_the_cpu_used_before_each_iteration(tmp_path):
+    log = tmp_path / "cpu_budget.jsonl"
+    stop = _efficacy().CpuBudget(45.0, clock=_Clock(), log=log)
+    _iterations_within(45.0, [10.0, 20.0, 30.0], stop)
+    assert [json.loads(line) for line in log.read_text().splitlines()] == [
+        {"iteration": 0, "cpu_s": 0.0}, {"iteration": 1, "cpu_s": 10.0}, {"iteration": 2, "cpu_s": 30.0}]
 
 
 def test_seeds_0_to_3_withhold_every_family_once_and_the_arms_config_records_its_quarter():
