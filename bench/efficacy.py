@@ -327,7 +327,8 @@ def main() -> None:
     print_table(results, keys)
     print_differences(results, keys)
     print(f"results: {results_path}")
-    print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time")
+    print("rollouts = sampled solutions executed and rewarded; wall/cpu s = the arm's training time; "
+          "rollouts/cpu-min = rollouts per CPU-minute of training (the throughput target's measure)")
 
 
 def reevaluate(source: Path, args: argparse.Namespace) -> None:
@@ -437,13 +438,15 @@ def budget_curve(dirs: list[Path], suites: list[str]) -> None:
 
 
 def print_table(results: dict[str, Any], suites: list[str]) -> None:
-    head = ["arm", *(f"{s} pass@1" for s in suites), "rollouts", "updates", "iters", "wall s", "cpu s"]
+    head = ["arm", *(f"{s} pass@1" for s in suites), "rollouts", "updates", "iters", "wall s", "cpu s",
+            "rollouts/cpu-min"]
     print(" | ".join(head))
     for arm, row in results["arms"].items():
+        cpu = row.get("train_cpu_s", 0)
         cells = [arm, *(f"{row['eval'][s]['pass@1']:.3f}" if s in row["eval"] else "-" for s in suites),
                  str(row["rollouts"]),
-                 str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)),
-                 str(row.get("train_cpu_s", 0))]
+                 str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)), str(cpu),
+                 f"{60 * row['rollouts'] / cpu:.1f}" if cpu else "-"]
         print(" | ".join(cells))
 
 
