@@ -608,6 +608,9 @@ class SelfplayConfig(_Section):
     """A proposer update waits (its examples accumulate) until this many distinct proposals, no two near-duplicates,
     beat proposer_min_reward: RFT on one or two rewarded proposals makes the proposer repeat them."""
     proposer_temperature: float = Field(1.0, ge=0, le=2)
+    generator_refresh: int = Field(0, ge=0, le=100000)
+    """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
+    every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""
     duplicate_penalty: float = Field(0.5, ge=0, le=10)
     """Subtracted from a proposal's reward, times its similarity to the nearest recent proposal (when a duplicate)."""
     invalid_penalty: float = Field(0.5, ge=0, le=10)

@@ -2,7 +2,8 @@
 the solver fails and a past solver estimates the new tasks' difficulty, the rest comes from the procedural supply;
 after the solver's rollouts each proposal earns its reward, the mix follows learnability, a collapse of diversity
 raises the temperature, and every proposer_period solver updates the proposer role is trained (RFT on its
-high-reward proposals) just before the solver's update, so the checkpoint saved next holds both.
+high-reward proposals) just before the solver's update, so the checkpoint saved next holds both. With
+generator_refresh > 0 a frozen copy of the weights proposes (spade.selfplay.generator).
 
 In: the run's Engine (spade.pipeline.stages) and the iteration's IterationWrite. Out: tasks, ProposalRecords,
 audit lines and metrics on the IterationWrite; `to_state` for the RunState (resume restores it).
@@ -13,7 +14,9 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spade.errors import ModelError, TrainingError
@@ -21,6 +24,7 @@ from spade.kinds.code_reasoning.prompt import mode_of
 from spade.records import AuditEntry, Rollout, Task
 from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
+from spade.selfplay.generator import COPY_DIR, GeneratorCopy, refresh_due, take_copy
 from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
@@ -50,6 +54,8 @@ class SelfPlay:
     pending: list[Judged] = field(default_factory=list)
     league_ids: set[str] = field(default_factory=set)
     past_rates: dict[str, float] = field(default_factory=dict)  # the past solver's solve rate per new task
+    generator: GeneratorCopy | None = None  # the frozen copy that proposes (selfplay.generator_refresh > 0)
+    proposing: str | None = None  # the checkpoint whose weights made this iteration's proposals
 
     # -- building and state ----------------------------------------------------------------------------
     @classmethod
@@ -58,11 +64,13 @@ class SelfPlay:
         return cls(cfg, MixState.from_dict(state.get("mix") or {}, cfg.selfplay), recent_index(cfg, store),
                    int(state.get("boost_left", 0)),
                    int(state.get("last_proposer_iteration", -1)),
-                   {str(k): float(v) for k, v in (state.get("counters") or {}).items()})
+                   {str(k): float(v) for k, v in (state.get("counters") or {}).items()},
+                   generator=GeneratorCopy.from_dict(state.get("generator")))
 
     def to_state(self) -> dict[str, Any]:
         return {"mix": self.mix.to_dict(), "boost_left": self.boost_left,
-                "last_proposer_iteration": self.last_proposer_iteration, "counters": self.counters}
+                "last_proposer_iteration": self.last_proposer_iteration, "counters": self.counters,
+                "generator": self.generator.to_dict() if self.generator else None}
 
     def temperature(self) -> float:
         """The solver's sampling temperature: raised by collapse_boost while collapse's response lasts."""
@@ -152,10 +160,13 @@ class SelfPlay:
         initial = self.cfg.evolution.initial_difficulty
         prompts = proposer_prompts([f"proposer-{w.iteration}-{k}" for k in range(count)], rng, self.mix.mode_weights,
                                    lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store))
+        copy = self._generator_copy(e, w)
+        self.proposing = self.generator.checkpoint if copy is not None and self.generator else e.checkpoint
         e.progress("propose", 0, count)
         started = time.perf_counter()
-        samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
-                                  seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
+        with past_weights(e.policy, copy) if copy is not None else nullcontext():
+            samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
+                                      seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
         e.timed("propose", started)
         e.progress("propose", count, count)
         # An OpenAI backend's text is unbounded: judged() cuts it before anything reads it.
@@ -163,7 +174,7 @@ class SelfPlay:
                         for k, (prompt, answers) in enumerate(zip(prompts, samples))]
         started = time.perf_counter()
         w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
-                                  checkpoint=e.checkpoint, model=e.policy.name, screen=e.screen))
+                                  checkpoint=self.proposing, model=e.policy.name, screen=e.screen))
         e.timed("validate_proposals", started)
         w.rejections.extend(admit(self.pending, self.recent, e.dedup))
         admitted = [p.task for p in self.pending if p.admitted and p.task is not None]
@@ -172,6 +183,30 @@ class SelfPlay:
             w.tasks.append(IterationTask(task, "generated"))
             w.audit.append(AuditEntry("task", task.task_id, f"proposer:{task.family}", "", "accepted"))
         return admitted
+
+    def _generator_copy(self, e: Engine, w: IterationWrite) -> Path | None:
+        """The frozen copy's weights the proposer samples with, taken (again) when due; None: the policy's own
+        weights propose (generator_refresh 0, no checkpoint yet, or a policy that cannot swap adapters)."""
+        from spade.store.views import update_count
+
+        every = self.cfg.selfplay.generator_refresh
+        if every == 0:
+            return None
+        why = can_swap(e.policy)
+        if why is not None:
+            w.audit.append(AuditEntry("generator", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why}; the policy proposes with its own weights"))
+            return None
+        run_dir, updates = e.store.run_dir, update_count(e.store)
+        path = run_dir / COPY_DIR
+        if e.checkpoint is not None and (refresh_due(self.generator, updates, every) or not path.is_dir()):
+            self.generator = take_copy(run_dir, e.checkpoint, updates)
+            w.audit.append(AuditEntry("generator_refresh", e.checkpoint, e.policy.name, "",
+                                      f"the proposing copy now holds {e.checkpoint} ({updates} solver updates)"))
+        if self.generator is None:
+            return None
+        w.metrics["selfplay/generator_age"] = float(updates - self.generator.updates)
+        return path
 
     # -- after the solver's rollouts ---------------------------------------------------------------------
     def after_attempt(self, e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> None:
@@ -200,7 +235,7 @@ class SelfPlay:
         learns: list[float] = []
         for p in self.pending:
             got = rates.get(p.task_id or "", [])
-            record = p.record(w.iteration, e.checkpoint, e.policy.name, sp, sum(got) / len(got) if got else None)
+            record = p.record(w.iteration, self.proposing, e.policy.name, sp, sum(got) / len(got) if got else None)
             if p.admitted:
                 learns.append(record.learnability)
             w.proposals.append(record)

@@ -81,3 +81,26 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
     for name in ("proposer_validity", "distinct_per_100", "near_duplicate_rate", "pass_rate/source/proposer",
                  "league_tasks", "distinct_completions", "proposer_share"):
         assert any(n == f"selfplay/{name}" for (_, n) in metrics), name
+
+
+@pytest.mark.slow
+def test_a_frozen_copy_proposes_and_catches_up_every_generator_refresh_updates(tmp_path):
+    """Two copies: with generator_refresh 2 the base's copy proposes in iterations 0 and 1 while the solver has
+    moved on, and iteration 2 takes the policy's latest checkpoint."""
+    config = tmp_path / "two.yaml"
+    config.write_text(SELFPLAY_RUN.replace("collapse_iterations: 1}", "collapse_iterations: 1,\n"
+                                           "           generator_refresh: 2, past_solver_samples: 0}"))
+    run_dir = tmp_path / "run"
+    done = spade("run", "--config", str(config), "--run-dir", str(run_dir), "--iterations", "3", timeout=3000)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with sqlite3.connect(run_dir / DB_NAME) as db:
+        named = dict(db.execute("SELECT iteration, checkpoint FROM proposals GROUP BY iteration"))
+        refreshes = db.execute("SELECT iteration, ref FROM audit WHERE kind = 'generator_refresh'"
+                               " ORDER BY iteration").fetchall()
+        held = {i: json.loads(state)["checkpoint"] for i, state in db.execute("SELECT iteration, state"
+                                                                             " FROM iterations")}
+    assert [i for i, _ in refreshes] == [0, 2], refreshes
+    assert refreshes[0][1] == named[0] == named[1] == "checkpoints/ckpt-00000000"
+    assert held[0] != named[1]  # iteration 1's solver held newer weights than the copy that proposed
+    assert named[2] == refreshes[1][1] == held[1]  # then the copy caught up with the policy's latest weights
+    assert (run_dir / "generator" / "adapter").is_dir()
