@@ -10,7 +10,8 @@ references as answers, encoded as an update encodes them (prompt + code + fence,
 their lengths are those of the loop's buffer. Printed: seconds per step for each (SPADE's on a first and on a later epoch), the ratios, tokens in a step.
 An update of training.epochs 3 spends one step in three on a first epoch.
   .venv/bin/python bench/update.py [--threads 2] [--steps 3] [--batch-size 8] [--lora-layers 15]
-With --lora-layers N, the same batches also go through a policy whose adapters sit on its last N layers only.
+Adapters on every layer (training.lora_layers: 0); with --lora-layers N (the default config's is 15) the same
+batches also go through a policy whose adapters sit on its last N layers only.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def main() -> None:
     from spade.policy.embedded import EmbeddedPolicy
     from spade.train.rft import BaseLogits, RftTrainer, TrainExample, scored_tokens
 
-    training = TrainingConfig(batch_size=args.batch_size)
+    training = TrainingConfig(batch_size=args.batch_size, lora_layers=0)  # every layer: the figures' baseline
     policy = EmbeddedPolicy(SamplingConfig(threads=args.threads), training)
     trainer = RftTrainer(policy, training, seed=0)
     trainer.prepare()
