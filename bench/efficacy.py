@@ -418,9 +418,10 @@ def budget_curve(dirs: list[Path], suites: list[str]) -> None:
         part = json.loads((d / "efficacy.json").read_text())
         base = part["arms"].get("none", base)
         trained = [(name, row) for name, row in part["arms"].items() if name != "none"]
-        if len(trained) != 1:
+        if len(trained) > 1 or not part["arms"]:
             sys.exit(f"--budget-curve: {d} holds {len(trained)} trained arms; give one directory per budget")
-        points.append((float(part["minutes"]), *trained[0]))
+        if trained:  # else the base's directory
+            points.append((float(part["minutes"]), *trained[0]))
     if base is None:
         sys.exit("--budget-curve: no directory holds the base arm ('none'); add the base's run directory")
     points.sort(key=lambda p: p[0])

@@ -237,14 +237,14 @@ def _part(tmp_path: Path, name: str, minutes: float, arms: dict[str, dict[str, f
 def test_the_budget_curve_compares_each_budget_with_the_base_and_the_one_before(tmp_path, capsys):
     none = {"he/1": 0.0, "he/2": 0.0, "he/3": 0.0, "he/4": 1.0}
     long = _part(tmp_path, "x135", 135, {"coevolve+x3": {"he/1": 1.0, "he/2": 1.0, "he/3": 0.0, "he/4": 1.0}})
-    short = _part(tmp_path, "x45", 45, {"none": none, "coevolve": {"he/1": 1.0, "he/2": 0.0, "he/3": 0.0,
-                                                                    "he/4": 1.0}})
-    _efficacy().budget_curve([long, short], ["humaneval", "heldout"])  # in any order; heldout: nobody graded
+    short = _part(tmp_path, "x45", 45, {"coevolve": {"he/1": 1.0, "he/2": 0.0, "he/3": 0.0, "he/4": 1.0}})
+    base = _part(tmp_path, "base", 45, {"none": none})
+    _efficacy().budget_curve([long, base, short], ["humaneval", "heldout"])  # any order; heldout: nobody graded
     lines = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
     assert lines == ["coevolve at 45 min - none on humaneval", "coevolve+x3 at 135 min - none on humaneval",
                      "135 min - 45 min on humaneval"]
     two = _part(tmp_path, "two", 90, {"fixed": none, "coevolve": none})
     with pytest.raises(SystemExit, match="2 trained arms"):
-        _efficacy().budget_curve([short, two], ["humaneval"])
+        _efficacy().budget_curve([base, short, two], ["humaneval"])
     with pytest.raises(SystemExit, match="no directory holds the base"):
         _efficacy().budget_curve([long], ["humaneval"])
