@@ -415,6 +415,8 @@ def budget_curve(dirs: list[Path], suites: list[str]) -> None:
     base: dict[str, Any] | None = None
     points: list[tuple[float, str, dict[str, Any]]] = []
     for d in dirs:
+        if not (d / "efficacy.json").is_file():
+            sys.exit(f"--budget-curve: {d / 'efficacy.json'} does not exist; give the --out directory of an efficacy run")
         part = json.loads((d / "efficacy.json").read_text())
         base = part["arms"].get("none", base)
         trained = [(name, row) for name, row in part["arms"].items() if name != "none"]

@@ -248,3 +248,5 @@ def test_the_budget_curve_compares_each_budget_with_the_base_and_the_one_before(
         _efficacy().budget_curve([base, short, two], ["humaneval"])
     with pytest.raises(SystemExit, match="no directory holds the base"):
         _efficacy().budget_curve([long], ["humaneval"])
+    with pytest.raises(SystemExit, match="does not exist; give the --out directory"):
+        _efficacy().budget_curve([base, tmp_path / "nowhere"], ["humaneval"])
