@@ -51,7 +51,7 @@ import resource
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +272,10 @@ def main() -> None:
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
+    p.add_argument("--compare", action="append", default=[], metavar="NEW=OLD",
+                   help="with --merge: also compare two recipes on the seeds both ran (e.g. "
+                        "coevolve+ep1=coevolve+lora15: arms NEW[-sN] against OLD[-sN]), per-task means over those "
+                        "seeds, and their pooled rollouts per CPU-minute")
     args = p.parse_args()
     if args.eval_samples < 1 or args.eval_temperature < 0 or (args.eval_samples > 1 and args.eval_temperature == 0):
         sys.exit(f"--eval-samples {args.eval_samples} --eval-temperature {args.eval_temperature}: give at least one "
@@ -281,8 +285,10 @@ def main() -> None:
         args.sets = parse_sets(args.set_items)
     except ConfigError as exc:
         sys.exit(str(exc))
+    if args.compare and not args.merge:
+        sys.exit("--compare: give it with --merge DIR... (it compares arms of the merged results)")
     if args.merge:
-        return merge(args.merge, args.out)
+        return merge(args.merge, args.out, args.compare)
     if args.budget_curve:
         return budget_curve(args.budget_curve, [s for s in args.suites.split(",") if s])
     if args.reeval:
@@ -385,8 +391,8 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
     print_differences(results, shown)
 
 
-def merge(dirs: list[Path], out: Path) -> None:
-    """One table from several partial runs of this script (their arms must not overlap)."""
+def merge(dirs: list[Path], out: Path, compare: Sequence[str] = ()) -> None:
+    """One table from several partial runs of this script (their arms must not overlap); then each --compare pair."""
     merged: dict[str, Any] = {"arms": {}}
     parts = [json.loads((d / "efficacy.json").read_text()) for d in dirs]
     budgets = {p["minutes"] for p in parts if set(p["arms"]) - {"none"}}  # the base trains nothing: moot
@@ -406,7 +412,45 @@ def merge(dirs: list[Path], out: Path) -> None:
     (out / "efficacy.json").write_text(json.dumps(merged, indent=1))
     print_table(merged, suites)
     print_differences(merged, suites)
+    for pair in compare:
+        new, sep, old = pair.partition("=")
+        if not (sep and new and old):
+            sys.exit(f"--compare {pair!r}: give NEW=OLD, two recipes' arm names without their -sN seed suffix")
+        compare_recipes(merged, new, old, suites)
     print(f"results: {out / 'efficacy.json'}")
+
+
+def recipe_seeds(arms: Sequence[str], recipe: str) -> dict[int, str]:
+    """The arms of one recipe by seed: 'NAME' and 'NAME-s0' are seed 0, 'NAME-sK' seed K."""
+    seeds: dict[int, str] = {}
+    for a in arms:
+        m = re.fullmatch(re.escape(recipe) + r"(?:-s(\d+))?", a)
+        if m:
+            seeds[int(m.group(1) or 0)] = a
+    return seeds
+
+
+def compare_recipes(results: dict[str, Any], new: str, old: str, suites: Sequence[str]) -> None:
+    """NEW minus OLD on the seeds both ran: per-task means over those seeds (paired bootstrap), and the ratio of
+    their pooled rollouts per CPU-minute (rollouts summed over the seeds / CPU-minutes summed)."""
+    arms = results["arms"]
+    a, b = recipe_seeds(list(arms), new), recipe_seeds(list(arms), old)
+    seeds = sorted(set(a) & set(b))
+    if not seeds:
+        sys.exit(f"--compare {new}={old}: no seed has both ({new}: seeds {sorted(a) or 'none'}, {old}: seeds "
+                 f"{sorted(b) or 'none'}); name recipes as the table does, without -sN")
+    title = f"{new} - {old} (seeds {','.join(map(str, seeds))})"
+    for suite in suites:
+        if all(suite in arms[x[s]]["eval"] for x in (a, b) for s in seeds):
+            print_difference(title, suite, *(seed_mean(arms, [x[s] for s in seeds], suite) for x in (b, a)))
+
+    def per_cpu_minute(members: list[str]) -> float:
+        cpu = sum(float(arms[m].get("train_cpu_s") or 0.0) for m in members)
+        return sum(int(arms[m].get("rollouts") or 0) for m in members) / (cpu / 60) if cpu > 0 else 0.0
+
+    rn, ro = per_cpu_minute([a[s] for s in seeds]), per_cpu_minute([b[s] for s in seeds])
+    if rn and ro:
+        print(f"{title}: rollouts per CPU-minute {rn:.1f} against {ro:.1f} ({rn / ro:.2f}x)")
 
 
 def budget_curve(dirs: list[Path], suites: list[str]) -> None:
