@@ -431,8 +431,8 @@ def recipe_seeds(arms: Sequence[str], recipe: str) -> dict[int, str]:
 
 
 def compare_recipes(results: dict[str, Any], new: str, old: str, suites: Sequence[str]) -> None:
-    """NEW minus OLD on the seeds both ran: per-task means over those seeds (paired bootstrap), and the ratio of
-    their pooled rollouts per CPU-minute (rollouts summed over the seeds / CPU-minutes summed)."""
+    """NEW minus OLD on the seeds both ran: per-task means over those seeds (paired bootstrap), and the ratios of
+    their pooled rollouts and passing rollouts per CPU-minute (summed over the seeds / CPU-minutes summed)."""
     arms = results["arms"]
     a, b = recipe_seeds(list(arms), new), recipe_seeds(list(arms), old)
     seeds = sorted(set(a) & set(b))
@@ -444,13 +444,16 @@ def compare_recipes(results: dict[str, Any], new: str, old: str, suites: Sequenc
         if all(suite in arms[x[s]]["eval"] for x in (a, b) for s in seeds):
             print_difference(title, suite, *(seed_mean(arms, [x[s] for s in seeds], suite) for x in (b, a)))
 
-    def per_cpu_minute(members: list[str]) -> float:
+    def per_cpu_minute(members: list[str], passing: bool) -> float:
         cpu = sum(float(arms[m].get("train_cpu_s") or 0.0) for m in members)
-        return sum(int(arms[m].get("rollouts") or 0) for m in members) / (cpu / 60) if cpu > 0 else 0.0
+        count = sum(int(arms[m].get("rollouts") or 0) * (float(arms[m].get("train_pass_rate") or 0.0) if passing
+                                                          else 1.0) for m in members)
+        return count / (cpu / 60) if cpu > 0 else 0.0
 
-    rn, ro = per_cpu_minute([a[s] for s in seeds]), per_cpu_minute([b[s] for s in seeds])
-    if rn and ro:
-        print(f"{title}: rollouts per CPU-minute {rn:.1f} against {ro:.1f} ({rn / ro:.2f}x)")
+    for what, passing in (("rollouts", False), ("passing rollouts", True)):
+        rn, ro = (per_cpu_minute([x[s] for s in seeds], passing) for x in (a, b))
+        if rn and ro:
+            print(f"{title}: {what} per CPU-minute {rn:.1f} against {ro:.1f} ({rn / ro:.2f}x)")
 
 
 def budget_curve(dirs: list[Path], suites: list[str]) -> None:

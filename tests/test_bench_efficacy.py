@@ -255,7 +255,7 @@ def test_the_budget_curve_compares_each_budget_with_the_base_and_the_one_before(
 def test_two_recipes_are_compared_on_the_seeds_both_ran_with_their_pooled_rollouts_per_cpu_minute(capsys):
     """--compare NEW=OLD: seed 0 named with or without -s0; a seed only one recipe ran (s2) is left out."""
     def arm(scores: list[float], rollouts: int, cpu_s: float) -> dict:
-        return {"rollouts": rollouts, "train_cpu_s": cpu_s,
+        return {"rollouts": rollouts, "train_cpu_s": cpu_s, "train_pass_rate": 0.1 if rollouts == 100 else 0.05,
                 "eval": {"humaneval": {"per_task": {f"he/{i}": s for i, s in enumerate(scores)}}}}
 
     arms = {"coevolve+a": arm([0, 0, 1, 1], 100, 600), "coevolve+a-s1": arm([0, 0, 1, 1], 100, 600),
@@ -264,6 +264,7 @@ def test_two_recipes_are_compared_on_the_seeds_both_ran_with_their_pooled_rollou
     _efficacy().compare_recipes({"arms": arms}, "coevolve+b", "coevolve+a", ["humaneval", "builtin"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("coevolve+b - coevolve+a (seeds 0,1) on humaneval: +0.375") and "4 tasks" in lines[0]
-    assert lines[1].endswith("rollouts per CPU-minute 30.0 against 10.0 (3.00x)") and len(lines) == 2
+    assert lines[1].endswith(": rollouts per CPU-minute 30.0 against 10.0 (3.00x)")
+    assert lines[2].endswith(": passing rollouts per CPU-minute 1.5 against 1.0 (1.50x)") and len(lines) == 3
     with pytest.raises(SystemExit, match="no seed has both"):
         _efficacy().compare_recipes({"arms": arms}, "coevolve+b", "coevolve", ["humaneval"])
