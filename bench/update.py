@@ -11,7 +11,8 @@ their lengths are those of the loop's buffer. Printed: seconds per step for each
 An update of training.epochs 3 spends one step in three on a first epoch.
   .venv/bin/python bench/update.py [--threads 2] [--steps 3] [--batch-size 8] [--lora-layers 15]
 Adapters on every layer (training.lora_layers: 0); with --lora-layers N (the default config's is 15) the same
-batches also go through a policy whose adapters sit on its last N layers only.
+batches also go through a policy whose adapters sit on its last N layers only, without and with its frozen bottom
+layers' output kept (spade.train.prefix: computed on an example's first sight, reused in later epochs and updates).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def main() -> None:
     from spade.config import SamplingConfig, TrainingConfig
     from spade.evaluate.suites import load_suite
     from spade.policy.embedded import EmbeddedPolicy
+    from spade.train.prefix import FrozenPrefix
     from spade.train.rft import BaseLogits, RftTrainer, TrainExample, scored_tokens
 
     training = TrainingConfig(batch_size=args.batch_size, lora_layers=0)  # every layer: the figures' baseline
@@ -99,12 +101,28 @@ def main() -> None:
         other_base = BaseLogits(other.model) if top.kl_weight > 0 else None
 
         def upper(batch: list[Any]) -> None:
+            other_trainer.prefix = None
             other_trainer._backward(batch, other_base)
+
+        # The same policy with its frozen bottom layers' output kept (spade.train.prefix): a batch seen for the
+        # first time, then a later epoch of the same update, then the first epoch of a later update (the bottom
+        # is kept across updates, the base's decoder outputs only within one).
+        kept = FrozenPrefix.build(other.model)
+        update_base: list[Any] = [None]
+
+        def kept_bottom(batch: list[Any], new_update: bool) -> None:
+            other_trainer.prefix = kept
+            if new_update and top.kl_weight > 0:
+                update_base[0] = BaseLogits(other.model, kept)
+            other_trainer._backward(batch, update_base[0])
 
         for epoch in ("first epoch", "later epochs"):
             timings[f"spade, top {args.lora_layers} layers, {epoch}"] = []
-        steps += [upper, upper]
-        models += [other.model, other.model]
+        for when in ("first sight", "later epochs", "a later update"):
+            timings[f"top {args.lora_layers} + kept bottom, {when}"] = []
+        steps += [upper, upper, lambda b: kept_bottom(b, True), lambda b: kept_bottom(b, False),
+                  lambda b: kept_bottom(b, True)]
+        models += [other.model] * 5
     for batch in batches:
         for (name, step), m in zip(zip(timings, steps), models):
             m.zero_grad(set_to_none=True)
@@ -122,7 +140,7 @@ def main() -> None:
     base = statistics.mean(timings["padded batch (before)"])
     for name, seconds in timings.items():
         mean = statistics.mean(seconds)
-        print(f"  {name:32s} {mean:7.2f} s/step  {base / mean:5.2f}x")
+        print(f"  {name:40s} {mean:7.2f} s/step  {base / mean:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ Departures from it, all deliberate:
   logits taken only where they predict a completion token (`logits_to_keep`): the same loss and gradient as the
   padded batch, without the padding's compute or the prompt positions' logits. The base is frozen, so its final
   hidden states at those positions are kept per example for the update (`BaseLogits`): later epochs run only its
-  output head again (bench/update.py measures both).
+  output head again (bench/update.py measures both). With adapters on the top layers only (`lora_layers`), the
+  frozen bottom layers' output is kept per example across epochs and updates (spade.train.prefix): the policy's
+  and the base's forwards start above it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from spade.errors import TrainingError
 from spade.policy.device import model_device
 from spade.records import Task, UpdateResult
 from spade.train.base import UpdateBatch
+from spade.train.prefix import FrozenPrefix
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 GRAD_CLIP = 1.0
@@ -91,6 +94,7 @@ class RftTrainer:
         self.config = training or TrainingConfig()
         self.seed = seed  # the LoRA adapter's initial weights are a function of it (run.seed in a run)
         self.optimizer: Any = None
+        self.prefix: FrozenPrefix | None = None
         self.updates = 0
 
     def prepare(self) -> None:
@@ -122,7 +126,11 @@ class RftTrainer:
         started = time.perf_counter()
         losses: list[float] = []
         batches = _batches(encoded, self.config.batch_size, update_steps(len(encoded), self.config), seed)
-        base = BaseLogits(model) if self.config.kl_weight > 0 else None
+        if self.prefix is None or self.prefix.model is not model:
+            self.prefix = FrozenPrefix.build(model)
+        if self.prefix is not None:
+            self.prefix.check()
+        base = BaseLogits(model, self.prefix) if self.config.kl_weight > 0 else None
         model.train()
         try:
             for batch in batches:
@@ -146,7 +154,7 @@ class RftTrainer:
         total = 0.0
         for ids, labels in batch:
             with self._autocast():
-                nll, kl = example_terms(self.policy.model, ids, labels, base)
+                nll, kl = example_terms(self.policy.model, ids, labels, base, self.prefix)
                 part = (nll + weight * kl if kl is not None else nll) / tokens
             part.backward()
             total += float(part.detach())
@@ -178,17 +186,21 @@ def scored_tokens(labels: Sequence[int]) -> int:
     return sum(1 for label in labels[1:] if label != IGNORE)
 
 
-def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], base: BaseLogits | None) -> tuple[Any, Any]:
+def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], base: BaseLogits | None,
+                  prefix: FrozenPrefix | None = None) -> tuple[Any, Any]:
     """(summed next-token loss, summed KL(policy || base) or None without `base`) over one example's completion
     tokens. Unpadded, and the vocabulary logits only at the positions that predict a completion token;
-    differentiable in the policy."""
+    differentiable in the policy. `prefix`: the model's frozen bottom layers, their output kept per example."""
     import torch
 
     device = model_device(model)
     row = torch.tensor([list(ids)], device=device)
     targets = torch.tensor(list(labels), device=device)
     keep = torch.nonzero(targets[1:] != IGNORE).squeeze(1)  # logits at position t predict the label at t + 1
-    logits = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
+    if prefix is not None:
+        logits = prefix.logits(row, keep)
+    else:
+        logits = model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
     policy = torch.log_softmax(logits.float(), dim=-1)
     nll = -policy.gather(1, targets[keep + 1].unsqueeze(1)).sum()
     if base is None:
@@ -202,10 +214,12 @@ class BaseLogits:
     update. The base is frozen, so its decoder's output there is kept per example and a later epoch runs only the
     output head on it. Whether logits are the head applied to the decoder's output (true of Llama-like models;
     not of models that scale or cap logits) is checked against a full forward on first use; where not, every
-    call is a full forward."""
+    call is a full forward. With a `prefix` the decoder's output starts from the kept bottom layers' output.
+    """
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, prefix: FrozenPrefix | None = None) -> None:
         self.model = model
+        self.prefix = prefix
         self.hidden: dict[tuple[tuple[int, ...], int], Any] = {}
         self.split: bool | None = None  # None: not yet checked
 
@@ -220,7 +234,10 @@ class BaseLogits:
                 return head(self.hidden[key])
             if self.split is False:
                 return self.model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
-            hidden = inner.get_decoder()(input_ids=row, use_cache=False).last_hidden_state[0, keep]
+            if self.prefix is not None:
+                hidden = self.prefix.decoder_output(row)[keep]
+            else:
+                hidden = inner.get_decoder()(input_ids=row, use_cache=False).last_hidden_state[0, keep]
             if self.split is None:
                 full = self.model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
                 self.split = bool(torch.allclose(head(hidden), full, rtol=1e-4, atol=1e-4))
