@@ -73,7 +73,8 @@ def bootstrap_diff(early: Sequence[float], late: Sequence[float], *, resamples: 
 
 
 def proposer_learning(run_dir: Path) -> dict[str, Any]:
-    """Validity and learnability of the first and last third of the run's proposals (by iteration)."""
+    """Validity, the admitted share (valid and not a near-duplicate) and learnability of the first and last third
+    of the run's proposals (by iteration)."""
     from spade.store import RunStore
 
     with RunStore(run_dir, read_only=True) as store:
@@ -85,7 +86,10 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
     early = [r for r in rows if r[0] < third]
     late = [r for r in rows if r[0] >= 2 * third]
     out: dict[str, Any] = {"proposals": len(rows), "iterations": iterations}
+    # A near-duplicate of a recent proposal is valid but never becomes a task: "admitted" (valid and new) tells a
+    # proposer that learns apart from one that copies the example its prompt shows.
     for name, pick in (("validity", lambda r: [float(x[1]) for x in r]),
+                       ("admitted", lambda r: [float(x[1] and x[3]) for x in r]),
                        ("learnability", lambda r: [float(x[2]) for x in r if x[3]])):
         a, b = pick(early), pick(late)
         point, low, high = bootstrap_diff(a, b)
