@@ -9,7 +9,9 @@ Run: .venv/bin/python bench/proposals.py RUN_DIR [RUN_DIR ...]   (a self-play ar
 
 With --sample N instead: the config's model (the embedded base by default) writes N proposals under the proposer
 prompt (modes in turn, the built-in example, selfplay.proposer_temperature, --seed), and they are judged as the
-loop judges them; prints the valid share per mode and the reasons. This measures the prompt and the model.
+loop judges them; prints per mode the valid share, the copies (valid, but a copy of the example the prompt
+showed: spade.selfplay.novelty) and the admitted share (valid, not a copy, not a near-duplicate of an earlier
+proposal of the batch), and the reasons. This measures the prompt and the model.
 Run: .venv/bin/python bench/proposals.py --sample 48 [--config configs/tiny.yaml] [--threads 1] [--seed 0]
 """
 
@@ -26,10 +28,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spade.config import ExecutorConfig, GenerationConfig, load_config  # noqa: E402
+from spade.dedup import DedupIndex  # noqa: E402
 from spade.kinds.code_reasoning.prompt import MODES  # noqa: E402
 from spade.kinds.code_reasoning.proposer_role import proposer_task  # noqa: E402
 from spade.sandbox import SandboxPool  # noqa: E402
-from spade.selfplay.judging import Judged, judge, judged  # noqa: E402
+from spade.selfplay.judging import Judged, admit, judge, judged  # noqa: E402
 from spade.selfplay.prompts import prompt_task  # noqa: E402
 
 
@@ -53,14 +56,20 @@ def sampled(args: argparse.Namespace) -> list[Judged]:
 
 
 def report_sampled(entries: list[Judged]) -> None:
-    by: dict[str, list[bool]] = defaultdict(list)
+    by: dict[str, list[Judged]] = defaultdict(list)
     for e in entries:
-        by[e.mode].append(e.valid)
-        by["all"].append(e.valid)
-    print("mode | proposals | valid")
+        by[e.mode].append(e)
+        by["all"].append(e)
+
+    def share(got: list[Judged], count: int) -> str:
+        return f"{count / len(got):.2f} ({count})"
+
+    print("mode | proposals | valid | copies of the shown example | admitted")
     for mode in sorted(by, key=lambda m: (m == "all", m)):
         got = by[mode]
-        print(f"{mode} | {len(got)} | {sum(got) / len(got):.2f} ({sum(got)})")
+        copies = sum(e.reason == "duplicate_example" for e in got)
+        print(f"{mode} | {len(got)} | {share(got, sum(e.valid for e in got))} | {share(got, copies)} | "
+              f"{share(got, sum(e.admitted for e in got))}")
     print("reasons: " + ", ".join(f"{r} {n}" for r, n in Counter(e.reason for e in entries).most_common()))
 
 
@@ -76,6 +85,8 @@ def main() -> None:
         entries = sampled(args)
         with SandboxPool(ExecutorConfig()) as pool:
             judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="sampled")
+        threshold = GenerationConfig().dedup_threshold
+        admit(entries, DedupIndex(threshold), DedupIndex(threshold))
         report_sampled(entries)
         return
     if not args.runs:

@@ -611,6 +611,12 @@ class SelfplayConfig(_Section):
     """A proposer update waits (its examples accumulate) until this many distinct proposals, no two near-duplicates,
     beat proposer_min_reward: RFT on one or two rewarded proposals makes the proposer repeat them."""
     proposer_temperature: float = Field(1.0, ge=0, le=2)
+    proposals_per_slot: int = Field(1, ge=1, le=16)
+    """Proposer prompts asked per proposal slot of an iteration. The embedded 135M proposer writes a valid, new
+    proposal for about one prompt in five (docs/selfplay.md), so with one prompt per slot too few proposals are
+    admitted and rewarded for the proposer to learn from. Every admitted proposal is a task of the iteration; the
+    procedural supply fills the fresh slots they leave, so an iteration holds more than tasks_per_iteration tasks
+    only when more proposals than the proposer's slots are admitted (at most this many times those slots)."""
     generator_refresh: int = Field(0, ge=0, le=100000)
     """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
     every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""

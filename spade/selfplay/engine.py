@@ -79,18 +79,19 @@ class SelfPlay:
 
     # -- the iteration's tasks -------------------------------------------------------------------------
     def draw(self, e: Engine, w: IterationWrite) -> list[Task]:
-        """League tasks when the rule says so, the proposer's share of the fresh ones, the procedural rest."""
+        """League tasks when the rule says so, the proposer's share of the fresh ones (proposals_per_slot prompts
+        for each), the procedural rest."""
         sp, total = self.cfg.selfplay, self.cfg.generation.tasks_per_iteration
         self.pending, self.league_ids, self.past_rates = [], set(), {}
         due = league_due(w.iteration, sp, self.boost_left > 0)
         room = round(total * sp.league_share) if due else 0
         wanted = round((total - room) * self.mix.proposer_share)
-        proposed = self._propose(e, w, wanted) if wanted > 0 else []
+        proposed = self._propose(e, w, wanted * sp.proposals_per_slot) if wanted > 0 else []
         rest = total - room - len(proposed)
         procedural = self._procedural(e, w, rest) if rest > 0 else []
         # Last, so a task the procedural supply replays this iteration is not drawn twice.
-        league = self._league(e, w, total - len(proposed) - len(procedural), {t.task_id for t in w.all_tasks}) \
-            if due else []
+        league = self._league(e, w, max(0, total - len(proposed) - len(procedural)),
+                              {t.task_id for t in w.all_tasks}) if due else []
         fresh = [t.task for t in w.tasks if t.origin == "generated"]  # proposals and new procedural tasks
         if due and fresh and sp.past_solver_samples > 0:
             self._past_solver(e, w, fresh)

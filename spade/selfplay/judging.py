@@ -5,8 +5,8 @@ when it is admitted, and the rejections to store. The steps: the text is cut to 
 anything reads it; parsed (spade.selfplay.proposal: f and its literal calls); one run of the program in the sandbox
 leaves out the inputs on which it raises (spade.kinds.code_reasoning.validate.keep_returning); the draft validated
 by execution like any task, and screened for contamination by behaviour where the run screens its supply; a
-valid proposal that is a near-duplicate of a recent proposal or of a stored task, or
-of an earlier one in the same batch, is not admitted.
+valid proposal that copies the example its prompt showed (spade.selfplay.novelty), or is a near-duplicate of a
+recent proposal, of a stored task or of an earlier one in the same batch, is not admitted.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spade.records import Rejection, Task
+from spade.selfplay.novelty import example_similarity
 from spade.selfplay.prompts import prompt_json
 from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
@@ -109,11 +110,18 @@ def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iterat
 
 
 def admit(entries: Sequence[Judged], recent: DedupIndex, known: DedupIndex) -> list[Rejection]:
-    """Valid entries that duplicate a recent proposal, a stored task (`known`) or an earlier entry are not
-    admitted; the admitted ones join `recent` (the caller adds them to `known` when it stores them)."""
+    """Valid entries that copy their prompt's shown example (similarity at or above the index's threshold), or
+    duplicate a recent proposal, a stored task (`known`) or an earlier entry, are not admitted; the admitted ones
+    join `recent` (the caller adds them to `known` when it stores them)."""
     rejections = []
     for e in entries:
         if not e.valid or e.task is None:
+            continue
+        copied = example_similarity(e.task.reference_solution or "", e.prompt.params.get("examples", ()))
+        if copied >= recent.threshold:
+            mark_duplicate(e, "example", copied)
+            rejections.append(Rejection(e.task.task_id, e.task.family, e.task.difficulty, e.reason,
+                                        f"copies the example its prompt showed (similarity {copied:.2f})"))
             continue
         near, seen = recent.check(e.task), known.check(e.task)
         verdict = near if near.duplicate else seen
@@ -127,6 +135,7 @@ def admit(entries: Sequence[Judged], recent: DedupIndex, known: DedupIndex) -> l
 
 
 def mark_duplicate(e: Judged, kind: str, similarity: float | None) -> None:
+    """Not admitted as a duplicate of `kind` ('exact', 'near' or 'example': its prompt's shown example)."""
     e.duplicate, e.reason = True, f"duplicate_{kind}"
     e.similarity = float(similarity if similarity is not None else 1.0)
 

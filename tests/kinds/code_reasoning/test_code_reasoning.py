@@ -144,3 +144,26 @@ def test_a_proposal_keeps_the_inputs_its_program_returns_on(pool, mode):
     assert [5] not in args and [[1, 2]] in args
     assert not bad.valid and bad.reason in ("reference_exception", "reference_raises")
     assert [r.reason for r in rejections] == [bad.reason]
+
+
+def test_a_proposal_that_copies_its_shown_example_is_valid_but_not_admitted(pool):
+    """The 135M proposer mostly copied the one example its prompt showed (renamed, new constants); such a copy
+    validates like any task but is a duplicate of what the prompt showed, while a function of another shape is
+    admitted. Fails where only recent proposals and stored tasks are checked (the example was neither)."""
+    from spade.dedup import DedupIndex
+    from spade.kinds.code_reasoning.proposer_role import proposer_task
+    from spade.selfplay.judging import admit, judge, judged
+
+    shown = ("def f(xs):\n    total = 0\n    for x in xs:\n        if x % 2 == 0:\n            total += x\n"
+             "    return total\n\nprint(f([1, 2, 3, 4]))\nprint(f([5, 6]))\n")
+    prompt = proposer_task("proposer-0-0", 0.3, [shown], "deduction")
+    assert prompt.params["examples"] == [shown]
+    copy = judged("p0", prompt, "nums):\n    s = 0\n    for n in nums:\n        if n % 3 == 0:\n            s += n\n"
+                               "    return s\n\nprint(f([3, 4, 9]))\nprint(f([7]))\n```", True)
+    new = judged("p1", prompt, "s):\n    return s.upper() + s[::-1]\n\nprint(f('ab'))\nprint(f('xyz'))\n```", True)
+    judge([copy, new], pool, CFG, iteration=0, checkpoint=None, model="m")
+    assert copy.valid and new.valid
+    rejections = admit([copy, new], DedupIndex(CFG.dedup_threshold), DedupIndex(CFG.dedup_threshold))
+    assert copy.reason == "duplicate_example" and not copy.admitted and copy.similarity >= CFG.dedup_threshold
+    assert new.admitted and new.reason == "ok"
+    assert [r.reason for r in rejections] == ["duplicate_example"]
