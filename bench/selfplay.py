@@ -73,12 +73,13 @@ def bootstrap_diff(early: Sequence[float], late: Sequence[float], *, resamples: 
 
 
 def proposer_learning(run_dir: Path) -> dict[str, Any]:
-    """Validity, the admitted share (valid and not a near-duplicate) and learnability of the first and last third
-    of the run's proposals (by iteration)."""
+    """Validity, the admitted share (valid and not a near-duplicate), the copies (valid, but a copy of the example
+    the prompt showed) and learnability of the first and last third of the run's proposals (by iteration)."""
     from spade.store import RunStore
 
     with RunStore(run_dir, read_only=True) as store:
-        rows = store.query("SELECT iteration, valid, learnability, task_id IS NOT NULL FROM proposals")
+        rows = store.query("SELECT iteration, valid, learnability, task_id IS NOT NULL, reason = 'duplicate_example'"
+                           " FROM proposals")
         iterations = store.last_iteration() + 1
     if not rows or iterations < 3:
         return {"proposals": len(rows), "iterations": iterations}
@@ -90,6 +91,7 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
     # proposer that learns apart from one that copies the example its prompt shows.
     for name, pick in (("validity", lambda r: [float(x[1]) for x in r]),
                        ("admitted", lambda r: [float(x[1] and x[3]) for x in r]),
+                       ("copies", lambda r: [float(x[4]) for x in r]),
                        ("learnability", lambda r: [float(x[2]) for x in r if x[3]])):
         a, b = pick(early), pick(late)
         point, low, high = bootstrap_diff(a, b)

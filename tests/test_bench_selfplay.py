@@ -35,15 +35,17 @@ def test_proposer_learning_compares_the_last_third_with_the_first(tmp_path):
     with RunStore(tmp_path, create=True) as store:
         for i in range(6):
             valid = i >= 4  # invalid early, valid late; of the late ones only the first of each iteration is new
+            repeat = ("ok", "duplicate_exact", "duplicate_example", "duplicate_near")
             store.commit_iteration(IterationWrite(i, proposals=[ProposalRecord(
                 f"p{i}-{k}", i, None, "m", "deduction", f"t{i}" if valid and k == 0 else None, valid,
-                ("ok" if k == 0 else "duplicate_exact") if valid else "no_inputs", 0.0, None, 0.0,
+                repeat[k] if valid else "no_inputs", 0.0, None, 0.0,
                 0.0 if valid else -0.5, "{}", "") for k in range(4)]))
     found = bench.proposer_learning(tmp_path)
     assert found["validity"]["first_third"] == 0.0 and found["validity"]["last_third"] == 1.0
     assert found["validity"]["ci95"] == [1.0, 1.0] and found["validity"]["n"] == [8, 8]
     # Copies are valid, not admitted: the admitted share rises by a quarter only.
     assert found["admitted"]["first_third"] == 0.0 and found["admitted"]["last_third"] == 0.25
+    assert found["copies"]["first_third"] == 0.0 and found["copies"]["last_third"] == 0.25
     point, low, high = bench.bootstrap_diff([0.0, 1.0] * 10, [1.0] * 20)
     assert point == 0.5 and 0 < low <= point <= high <= 1.0
 
