@@ -4,7 +4,8 @@ its proposals, by the loop's own judging (spade.selfplay.judging).
 In: proposer prompts (spade.selfplay.prompts) and the trainer's completions. Out: one `ProposalVerdict` per
 completion (spade.selfplay.judging: bounded, parsed, validated by execution in the sandbox, never by the model; a
 valid proposal that copies its prompt's example or duplicates a recent proposal or a stored task is not admitted).
-The immediate reward is the penalty (invalid, duplicate) or 0 while the solver's answers are awaited; `proposal_rewards` turns a report's answers on an admitted task into its learnability and reward.
+The immediate reward is the penalty (invalid, duplicate) or 0 while the solver's answers are awaited;
+`proposal_rewards` turns a report's answers on an admitted task into its learnability and reward.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ class ProposerPrompt:
 class ProposalVerdict:
     """One proposal judged: `valid` when it parsed and its program validated by execution; `task_id` when it was
     also new and is stored (then `drawn` is the task to hand the solver); `reason` (ok, a parse or validation
-    reason, duplicate_exact / duplicate_near / duplicate_example); `reward` now: minus the invalid or duplicate penalty, else 0 until
-    the solver's answers on the task are reported (then the proposal's row holds its learnability and reward)."""
+    reason, duplicate_exact / duplicate_near / duplicate_example); `reward` now: minus the invalid or duplicate
+    penalty, else 0 until the solver's answers on the task are reported (then the proposal's row holds its
+    learnability and reward)."""
 
     proposal_id: str
     valid: bool
