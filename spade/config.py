@@ -613,7 +613,7 @@ class SelfplayConfig(_Section):
     proposer_temperature: float = Field(1.0, ge=0, le=2)
     proposals_per_slot: int = Field(1, ge=1, le=16)
     """Proposer prompts asked per proposal slot of an iteration. The embedded 135M proposer writes a valid, new
-    proposal for about one prompt in five (docs/selfplay.md), so with one prompt per slot too few proposals are
+    proposal for about one prompt in six (16-17 of 96, docs/selfplay.md), so with one prompt per slot too few are
     admitted and rewarded for the proposer to learn from. Every admitted proposal is a task of the iteration; the
     procedural supply fills the fresh slots they leave, so an iteration holds more than tasks_per_iteration tasks
     only when more proposals than the proposer's slots are admitted (at most this many times those slots)."""
