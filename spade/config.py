@@ -147,12 +147,12 @@ class GenerationConfig(_Section):
     proposer_max_tokens: int = Field(384, ge=32, le=8192)
     families: list[str] = Field(default_factory=list)
     """Procedural families to draw from; empty means every family of the kinds in `kinds`."""
-    kinds: dict[str, float] = Field(default_factory=lambda: {PYTHON_FUNCTION: 1.0})
+    kinds: dict[str, float] = Field(default_factory=lambda: {PYTHON_FUNCTION: 1.0, "code_reasoning": 1.0})
     """The mix of task kinds drawn when `families` is empty: kind name -> weight (>= 0, at least one > 0). Each
     fresh task draws a kind by weight, then one of that kind's families (the kinds: spade/kinds/,
-    docs/kinds.md). On the command line `--set generation.kinds.program=1` sets one kind's weight and keeps
-    the others (python_function 1.0 by default: half programs); `--set 'generation.kinds={program: 1}'` replaces
-    the mix."""
+    docs/kinds.md). The default is self-play's measured recipe (Python functions and code reasoning, equal
+    weights). On the command line `--set generation.kinds.program=1` sets one kind's weight and keeps the others;
+    `--set 'generation.kinds={program: 1}'` replaces the mix."""
     tasks_per_iteration: int = Field(8, ge=1, le=100000)
     public_tests: int = Field(3, ge=1, le=100)
     hidden_tests: int = Field(5, ge=1, le=1000)
@@ -589,9 +589,10 @@ class ServeConfig(_Section):
 class SelfplayConfig(_Section):
     """Self-play proper (docs/selfplay.md): the policy also proposes code-reasoning tasks, is rewarded for their
     learnability and trained as proposer; past proposals the solver fails return as a league; a collapse of output
-    diversity raises the temperature. Off by default: a run without `selfplay.enabled` is unchanged."""
+    diversity raises the temperature. On by default with the measured recipe (induction proposals, three prompts
+    per slot: docs/selfplay.md); `selfplay.enabled: false` runs procedural co-evolution alone."""
 
-    enabled: bool = False
+    enabled: bool = True
     proposer_share: float = Field(0.5, ge=0, le=1)
     """Starting share of each iteration's fresh tasks the policy proposes (the rest: the procedural supply)."""
     league_share: float = Field(0.25, ge=0, le=1)
@@ -599,8 +600,9 @@ class SelfplayConfig(_Section):
     min_share: float = Field(0.1, ge=0, le=1)
     max_share: float = Field(0.8, ge=0, le=1)
     """Bounds on the proposer's share and on each mode's share as the mix follows measured learnability."""
-    modes: dict[str, float] = Field(default_factory=lambda: {"deduction": 1.0, "abduction": 1.0, "induction": 1.0})
-    """Starting weight of each code-reasoning mode among proposals (weights >= 0, at least one > 0)."""
+    modes: dict[str, float] = Field(default_factory=lambda: {"deduction": 0.0, "abduction": 0.0, "induction": 1.0})
+    """Starting weight of each code-reasoning mode among proposals (weights >= 0, at least one > 0); a mode at 0
+    is never proposed. Induction alone by default: the recipe measured over three seeds (docs/benchmarks.md)."""
     proposer_period: int = Field(2, ge=1, le=100000)
     """Train the proposer role once per this many solver updates (the environment side learns more slowly)."""
     proposer_min_reward: float = Field(0.0, ge=-10, le=10)
@@ -611,7 +613,7 @@ class SelfplayConfig(_Section):
     """A proposer update waits (its examples accumulate) until this many distinct proposals, no two near-duplicates,
     beat proposer_min_reward: RFT on one or two rewarded proposals makes the proposer repeat them."""
     proposer_temperature: float = Field(1.0, ge=0, le=2)
-    proposals_per_slot: int = Field(1, ge=1, le=16)
+    proposals_per_slot: int = Field(3, ge=1, le=16)
     """Proposer prompts asked per proposal slot of an iteration. The embedded 135M proposer writes a valid, new
     proposal for about one prompt in six (16-17 of 96, docs/selfplay.md), so with one prompt per slot too few are
     admitted and rewarded for the proposer to learn from. Every admitted proposal is a task of the iteration; the
@@ -686,8 +688,8 @@ class SpadeConfig(_Section):
     @model_validator(mode="after")
     def _selfplay_proposer(self) -> SpadeConfig:
         if self.selfplay.enabled and self.generation.proposer == "llm":
-            raise ValueError("selfplay.enabled makes the policy itself the proposer; set generation.proposer to "
-                             "'procedural' (the cold start beside it) or selfplay.enabled to false")
+            raise ValueError("generation.proposer = 'llm' needs selfplay.enabled: false (self-play, on by default, "
+                             "makes the policy itself the proposer); or set generation.proposer to 'procedural'")
         return self
 
     @model_validator(mode="after")

@@ -76,6 +76,16 @@ def test_reeval_names_the_arm_whose_checkpoints_are_missing(tmp_path):
         "give the --out directory of an efficacy run")
 
 
+def test_reeval_finds_a_seed_labelled_arm_in_the_plain_arms_directory(tmp_path):
+    """--label=-s1 names the arm 'fixed-s1'; its run directory is 'fixed', as the run wrote it."""
+    row = {"rollouts": 1, "updates": 1, "iterations": 1, "sets": [], "eval": {}}
+    source = _recorded(tmp_path, {"fixed-s1": dict(row)})
+    (source / "fixed" / "checkpoints" / "ckpt-00000003").mkdir(parents=True)
+    done = _reeval(str(source), "--only", "fixed-s1", "--checkpoint", "ckpt-00000002", "--out", str(tmp_path / "a"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().endswith("it holds ckpt-00000003")  # found fixed/, then the missing checkpoint
+
+
 def test_reeval_of_one_checkpoint_names_one_arm_and_a_kept_checkpoint(tmp_path):
     row = {"rollouts": 1, "updates": 1, "iterations": 1, "sets": [], "eval": {}}
     source = _recorded(tmp_path, {"none": dict(row), "coevolve": dict(row)})

@@ -10,16 +10,16 @@ from spade.config import SpadeConfig, load_config
 from spade.errors import ConfigError
 
 
-def test_the_default_mix_is_python_functions_only():
-    assert SpadeConfig().generation.kinds == {"python_function": 1.0}
+def test_the_default_mix_is_python_functions_and_code_reasoning():
+    assert SpadeConfig().generation.kinds == {"python_function": 1.0, "code_reasoning": 1.0}
 
 
 def test_set_adds_one_kind_to_the_mix_and_a_map_value_replaces_it(tmp_path):
-    assert _config(None, sets=["generation.kinds.program=1"]).generation.kinds == {"python_function": 1.0,
-                                                                                  "program": 1.0}
+    assert _config(None, sets=["generation.kinds.program=1"]).generation.kinds == {
+        "python_function": 1.0, "code_reasoning": 1.0, "program": 1.0}
     assert _config(None, sets=["generation.kinds={program: 2}"]).generation.kinds == {"program": 2.0}
     only = _config(None, sets=["generation.kinds.python_function=0", "generation.kinds.program=1"])
-    assert only.generation.kinds == {"python_function": 0.0, "program": 1.0}
+    assert only.generation.kinds == {"python_function": 0.0, "code_reasoning": 1.0, "program": 1.0}
     path = tmp_path / "mix.yaml"
     path.write_text("generation: {kinds: {program: 1}}\n")
     assert _config(str(path), sets=["generation.kinds.sql=2"]).generation.kinds == {"program": 1.0, "sql": 2.0}

@@ -1,5 +1,5 @@
 """The mix of task kinds in the loop's supply: with generation.families empty, a kind is drawn by its weight, then
-a family of it; the default mix (Python functions only) draws exactly as before."""
+a family of it; a mix of Python functions only draws exactly as before kinds existed."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def test_a_kind_is_drawn_by_its_weight_then_a_family_within_it(tmp_path):
     assert len({d.family for d in drafts if d.kind == "program"}) == 5
 
 
-def test_the_default_mix_draws_exactly_as_a_run_without_kinds(tmp_path):
-    supply = _supply(tmp_path, {})
+def test_python_functions_alone_draw_exactly_as_a_run_without_kinds(tmp_path):
+    supply = _supply(tmp_path, {"kinds": {"python_function": 1.0}})
     drafts = supply._procedural(30, 0, random.Random(5))
     rng, names = random.Random(5), sorted(supply.families)
     weights = supply.controller.family_weights()

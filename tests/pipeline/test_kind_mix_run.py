@@ -1,5 +1,6 @@
 """`spade run --set generation.kinds.program=1` runs the whole loop with the embedded model on a mix of Python
-function and program tasks, and `spade status` shows both kinds."""
+function and program tasks (self-play off: the kinds' procedural supply alone), and `spade status` shows both
+kinds."""
 
 import sqlite3
 
@@ -10,7 +11,8 @@ from tests.pipeline.conftest import spade
 
 MIX_RUN = """
 evolution: {coevolve_every: 2, window: 8, patience: 1}
-generation: {tasks_per_iteration: 4}
+generation: {tasks_per_iteration: 4, kinds: {python_function: 1.0}}
+selfplay: {enabled: false}
 sampling: {sampling_n: 2, max_new_tokens: 64, batch_size: 8}
 training: {batch_size: 2, steps_per_update: 1, epochs: 0, max_examples: 4, max_seq_len: 320}
 eval: {limit: 2}

@@ -13,8 +13,11 @@ pytestmark = pytest.mark.slow
 
 def test_references_of_unsolved_tasks_are_trained_on(tmp_path):
     config = tmp_path / "refs.yaml"
-    # 8 new tokens: no answer can pass, so every task is unsolved and only references can fill the buffer.
+    # 8 new tokens: no function can pass, so every task is unsolved and only references can fill the buffer (Python
+    # functions alone: an 8-token prediction may answer a code-reasoning task; no proposal fits in 8 tokens).
     config.write_text(SMALL_RUN.replace("max_new_tokens: 48", "max_new_tokens: 8")
+                      .replace("tasks_per_iteration: 3}", "tasks_per_iteration: 3, kinds: {python_function: 1.0}}\n"
+                               "selfplay: {enabled: false}")
                       .replace("max_examples: 4", "max_examples: 8, references: true")
                       .replace("eval: {limit: 4}", "eval: {every: 0}"))
     run_dir = tmp_path / "run"

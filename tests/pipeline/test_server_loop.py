@@ -19,6 +19,7 @@ def test_one_iteration_with_llm_proposer_and_openai_policy(tmp_path):
         config.write_text(
             f"sampling: {{backend: openai, base_url: '{server.base_url}', sampling_n: 2, max_new_tokens: 96}}\n"
             "generation: {proposer: llm, tasks_per_iteration: 3, max_attempts: 1, proposer_max_tokens: 256}\n"
+            "selfplay: {enabled: false}\n"  # the LLM proposer replaces self-play's own
             "training: {update_method: sft_export}\n"
             "eval: {every: 1, limit: 2}\n"
         )

@@ -20,7 +20,8 @@ eval: {every: 0}
 executor: {workers: 2}
 selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1,
            proposer_min_examples: 1, league_every: 2, proposals_per_slot: 2,
-           league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1}
+           league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1,
+           modes: {deduction: 1, abduction: 1, induction: 1}}
 """
 
 
@@ -90,7 +91,7 @@ def test_a_frozen_copy_proposes_and_catches_up_every_generator_refresh_updates(t
     """Two copies: with generator_refresh 2 the base's copy proposes in iterations 0 and 1 while the solver has
     moved on, and iteration 2 takes the policy's latest checkpoint."""
     config = tmp_path / "two.yaml"
-    config.write_text(SELFPLAY_RUN.replace("collapse_iterations: 1}", "collapse_iterations: 1,\n"
+    config.write_text(SELFPLAY_RUN.replace("induction: 1}}", "induction: 1},\n"
                                            "           generator_refresh: 2, past_solver_samples: 0}"))
     run_dir = tmp_path / "run"
     done = spade("run", "--config", str(config), "--run-dir", str(run_dir), "--iterations", "3", timeout=3000)

@@ -3,9 +3,11 @@ diversity measure behind the collapse response."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from spade.config import SelfplayConfig, SpadeConfig
+from spade.config import SelfplayConfig, SpadeConfig, load_config
 from spade.errors import ConfigError
 from spade.selfplay.diversity import diversity
 from spade.selfplay.league import choose_league, league_due
@@ -13,7 +15,8 @@ from spade.selfplay.mix import MIN_OBSERVED, MixState, steer
 from spade.selfplay.proposal import MAX_INPUTS, MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward, proposer_batch
 
-CFG = SelfplayConfig()
+ROOT = Path(__file__).resolve().parents[2]
+CFG = SelfplayConfig(modes={"deduction": 1.0, "abduction": 1.0, "induction": 1.0})
 
 
 def test_a_proposal_is_the_function_and_the_literal_calls_outside_it():
@@ -142,8 +145,12 @@ def test_diversity_counts_distinct_and_near_duplicate_samples():
     assert varied.distinct == 1.0 and varied.near_duplicate_rate == 0.0
 
 
-def test_selfplay_config_is_off_by_default_and_validated():
-    assert SpadeConfig().selfplay.enabled is False
+def test_selfplay_is_on_by_default_with_the_measured_recipe_and_validated():
+    cfg = SpadeConfig()
+    assert cfg.selfplay.enabled is True and cfg.selfplay.proposals_per_slot == 3
+    assert [m for m, w in cfg.selfplay.modes.items() if w > 0] == ["induction"]
+    assert cfg.generation.kinds == {"python_function": 1.0, "code_reasoning": 1.0}
+    assert load_config(ROOT / "configs" / "selfplay.yaml") == cfg  # the file spells the defaults out
     with pytest.raises(ValueError, match="unknown mode 'guessing'"):
         SelfplayConfig(modes={"guessing": 1.0})
     with pytest.raises(ValueError, match="min_share"):
