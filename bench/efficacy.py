@@ -359,8 +359,8 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         results["minutes"] = args.minutes
     args.out.mkdir(parents=True, exist_ok=True)
     for name, row in results["arms"].items():
-        arm = re.split(r"[+-]", name, maxsplit=1)[0]  # '--label' suffixes ('+zone', '-s1') name the arm; its run
-        # directory has the plain name
+        # '--label' suffixes ('+zone', '-s1') name the arm; its run directory has the plain name
+        arm = re.split(r"[+-]", name, maxsplit=1)[0]
         run_dir = source / arm if arm != "none" else None
         if run_dir is not None and not (run_dir / "checkpoints").is_dir():
             sys.exit(f"--reeval: arm {name!r} has no checkpoints under {run_dir}")
