@@ -29,7 +29,7 @@ from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
 from spade.selfplay.past_solver import can_swap, past_checkpoint, past_weights
-from spade.selfplay.prompts import level_of, prompt_task, proposer_prompts, recent_examples
+from spade.selfplay.prompts import learnable_examples, level_of, prompt_task, proposer_prompts, recent_examples
 from spade.selfplay.reward import proposer_batch
 from spade.store import IterationTask, IterationWrite
 from spade.store import proposals as stored
@@ -160,7 +160,9 @@ class SelfPlay:
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
         initial = self.cfg.evolution.initial_difficulty
         prompts = proposer_prompts([f"proposer-{w.iteration}-{k}" for k in range(count)], rng, self.mix.mode_weights,
-                                   lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store))
+                                   lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store),
+                                   learnable=learnable_examples(e.store) if sp.learnable_examples else (),
+                                   learnable_share=sp.learnable_examples)
         copy = self._generator_copy(e, w)
         self.proposing = self.generator.checkpoint if copy is not None and self.generator else e.checkpoint
         e.progress("propose", 0, count)

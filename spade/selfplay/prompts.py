@@ -2,8 +2,9 @@
 
 In: prompt ids, a seeded RNG, the mix's mode weights, each mode's difficulty and the run's recent valid proposals.
 Out: proposer prompt tasks (spade.kinds.code_reasoning.proposer_role renders them), each in a mode drawn by the
-weights (or the one asked for), at the difficulty of its family `selfplay_<mode>`, with one recent proposal drawn
-as the worked example. `prompt_json` / `prompt_task` are the prompt as the proposals table stores it and back.
+weights (or the one asked for), at the difficulty of its family `selfplay_<mode>`, with one earlier proposal drawn
+as the worked example: for selfplay.learnable_examples of the prompts (when the run has any) one the solver solved
+sometimes, else one of the newest valid proposals. `prompt_json` / `prompt_task` are the prompt as the proposals table stores it and back.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from spade.kinds.code_reasoning.proposer_role import proposer_task
 from spade.records import Task
 from spade.store import RunStore
-from spade.store.proposals import recent_programs
+from spade.store.proposals import learnable_programs, recent_programs
 
 if TYPE_CHECKING:
     from spade.curriculum import Controller
@@ -29,6 +30,11 @@ def recent_examples(store: RunStore) -> list[str]:
     return [("def f(" + text).split("```", 1)[0] for _, text in recent_programs(store, EXAMPLES)]
 
 
+def learnable_examples(store: RunStore) -> list[str]:
+    """The run's newest proposals the solver solved sometimes (learnability > 0), as worked examples."""
+    return [("def f(" + text).split("```", 1)[0] for _, text in learnable_programs(store, EXAMPLES)]
+
+
 def level_of(controller: Controller, mode: str, initial: float) -> float:
     """The controller's difficulty for proposals in `mode` (its family `selfplay_<mode>`; `initial` until observed)."""
     family = controller.families.get(f"selfplay_{mode}")
@@ -36,14 +42,16 @@ def level_of(controller: Controller, mode: str, initial: float) -> float:
 
 
 def proposer_prompts(ids: Sequence[str], rng: random.Random, mode_weights: Mapping[str, float],
-                     level_of: Callable[[str], float], examples: Sequence[str], mode: str | None = None
-                     ) -> list[Task]:
-    """One prompt per id: its mode drawn by `mode_weights` (or `mode`), at `level_of(mode)`, with one example."""
+                     level_of: Callable[[str], float], examples: Sequence[str], mode: str | None = None,
+                     learnable: Sequence[str] = (), learnable_share: float = 0.0) -> list[Task]:
+    """One prompt per id: its mode drawn by `mode_weights` (or `mode`), at `level_of(mode)`, with one example:
+    with probability `learnable_share` one of `learnable` (when any), else one of `examples`."""
     modes = sorted(m for m, v in mode_weights.items() if v > 0)
     prompts = []
     for task_id in ids:
         chosen = mode or rng.choices(modes, [mode_weights[m] for m in modes])[0]
-        shown = rng.sample(list(examples), 1) if examples else []
+        pool = learnable if learnable and learnable_share > 0 and rng.random() < learnable_share else examples
+        shown = rng.sample(list(pool), 1) if pool else []
         prompts.append(proposer_task(task_id, level_of(chosen), shown, chosen))
     return prompts
 

@@ -1,6 +1,6 @@
 """Reads of self-play's proposals table (written with each iteration by RunStore.commit_iteration).
 
-In: a RunStore. Out: what spade.selfplay asks of the past: recent proposals (for near-duplicates and as examples),
+In: a RunStore. Out: what spade.selfplay asks of the past: recent proposals (for near-duplicates and as examples) and the learnable ones,
 the proposer's training examples (highest reward first) and the league's candidates (tasks proposed by earlier
 weights, with the solver's pass history on them); for the environment API (spade.env), the proposals still waiting
 for the solver's answers, those filed under an iteration, and those whose reward is final; for `spade status` and
@@ -22,6 +22,13 @@ def recent_programs(store: RunStore, limit: int) -> list[tuple[str, str]]:
     """(task_id, completion) of the newest valid proposals, newest first."""
     return [(r[0], r[1]) for r in store.query(
         "SELECT task_id, completion FROM proposals WHERE valid = 1 AND task_id IS NOT NULL"
+        " ORDER BY rowid DESC LIMIT ?", (limit,))]
+
+
+def learnable_programs(store: RunStore, limit: int) -> list[tuple[str, str]]:
+    """(task_id, completion) of the newest admitted proposals the solver solved sometimes (learnability > 0)."""
+    return [(r[0], r[1]) for r in store.query(
+        "SELECT task_id, completion FROM proposals WHERE valid = 1 AND task_id IS NOT NULL AND learnability > 0"
         " ORDER BY rowid DESC LIMIT ?", (limit,))]
 
 

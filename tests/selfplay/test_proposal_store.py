@@ -10,6 +10,7 @@ from spade.store import IterationTask, IterationWrite, ProposalRecord, RunState,
 from spade.store.proposals import (
     final_proposals,
     league_candidates,
+    learnable_programs,
     proposer_examples,
     recent_programs,
     selfplay_summary,
@@ -59,3 +60,12 @@ def test_a_version_2_run_is_upgraded_with_the_proposals_table(tmp_path):
         writer.commit_iteration(IterationWrite(0, tasks=[IterationTask(task("t0"), "generated")],
                                                proposals=[record("p0", 0, None, "t0", 0.5)]))
         assert league_candidates(writer, "checkpoints/ckpt-1", 10) == [("t0", None)]
+
+
+def test_learnable_programs_are_the_admitted_proposals_the_solver_solved_sometimes(tmp_path):
+    with RunStore(tmp_path, create=True) as store:
+        store.commit_iteration(IterationWrite(
+            0, tasks=[IterationTask(task("t0"), "generated"), IterationTask(task("t1"), "generated")],
+            proposals=[record("p0", 0, None, "t0", 0.5), record("p1", 0, None, "t1", 0.0),
+                       record("p2", 0, None, None, -0.5)]))
+        assert learnable_programs(store, 5) == [("t0", "x): p0")]

@@ -3,6 +3,7 @@ diversity measure behind the collapse response."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from spade.errors import ConfigError
 from spade.selfplay.diversity import diversity
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MIN_OBSERVED, MixState, steer
+from spade.selfplay.prompts import proposer_prompts
 from spade.selfplay.proposal import MAX_INPUTS, MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward, proposer_batch
 
@@ -170,3 +172,22 @@ def test_the_mix_survives_a_resume():
         mix.observe("source:proposer", 0.5)
     back = MixState.from_dict(mix.to_dict(), CFG)
     assert back == mix and len(back.learn["source:proposer"]) == 64  # the window keeps the last WINDOW values
+
+
+@pytest.mark.parametrize("share, expected", [(0.0, {"def f(a): recent"}), (1.0, {"def f(b): learnable"})])
+def test_a_share_of_proposer_prompts_shows_a_learnable_proposal(share, expected):
+    shown = {t.params["examples"][0] for t in proposer_prompts(
+        [f"p{k}" for k in range(20)], random.Random(0), {"induction": 1.0}, lambda mode: 0.3,
+        ["def f(a): recent"], learnable=["def f(b): learnable"], learnable_share=share)}
+    assert shown == expected
+
+
+def test_half_the_proposer_prompts_show_a_learnable_proposal_and_none_when_the_run_has_none():
+    kwargs = {"ids": [f"p{k}" for k in range(400)], "mode_weights": {"induction": 1.0}, "level_of": lambda m: 0.3,
+              "examples": ["def f(a): recent"]}
+    half = [t.params["examples"][0] for t in proposer_prompts(rng=random.Random(1), learnable=["def f(b): l"],
+                                                              learnable_share=0.5, **kwargs)]
+    assert 150 < half.count("def f(b): l") < 250
+    none = [t.params["examples"][0] for t in proposer_prompts(rng=random.Random(1), learnable=[],
+                                                              learnable_share=0.5, **kwargs)]
+    assert set(none) == {"def f(a): recent"}
