@@ -18,6 +18,18 @@ from spade.evaluate.suites import load_suite
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _wait_for_workers(proc: subprocess.Popen[str], timeout: float = 120.0) -> None:
+    """Until the process has started child processes (its sandbox workers): on a loaded host a fixed sleep may end
+    before the interpreter has installed its signal handlers."""
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        if children.read_text().split():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"spade eval started no sandbox worker within {timeout:.0f} s (exit status {proc.poll()})")
+
+
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_eval_stops_within_seconds_of_a_signal(tmp_path, sig, code):
     samples = tmp_path / "samples.jsonl"
@@ -32,7 +44,8 @@ def test_eval_stops_within_seconds_of_a_signal(tmp_path, sig, code):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # a shell's background job starts with SIGINT ignored, and Python then keeps it so
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(5)  # the pool is up and grading
+    _wait_for_workers(proc)  # the pool is up and grading: the signal lands on the handled path
+    time.sleep(2)
     assert proc.poll() is None
     proc.send_signal(sig)
     started = time.monotonic()
