@@ -4,7 +4,8 @@ In: prompt ids, a seeded RNG, the mix's mode weights, each mode's difficulty and
 Out: proposer prompt tasks (spade.kinds.code_reasoning.proposer_role renders them), each in a mode drawn by the
 weights (or the one asked for), at the difficulty of its family `selfplay_<mode>`, with one earlier proposal drawn
 as the worked example: for selfplay.learnable_examples of the prompts (when the run has any) one the solver solved
-sometimes, else one of the newest valid proposals. `prompt_json` / `prompt_task` are the prompt as the proposals table stores it and back.
+sometimes, else one of the newest valid proposals. `prompt_json` / `prompt_task` are the prompt as the proposals
+table stores it and back.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Reads of self-play's proposals table (written with each iteration by RunStore.commit_iteration).
 
-In: a RunStore. Out: what spade.selfplay asks of the past: recent proposals (for near-duplicates and as examples) and the learnable ones,
-the proposer's training examples (highest reward first) and the league's candidates (tasks proposed by earlier
-weights, with the solver's pass history on them); for the environment API (spade.env), the proposals still waiting
-for the solver's answers, those filed under an iteration, and those whose reward is final; for `spade status` and
-`spade report`, the run's self-play summary.
+In: a RunStore. Out: what spade.selfplay asks of the past: recent proposals (for near-duplicates and as examples)
+and the learnable ones (as examples), the proposer's training examples (highest reward first) and the league's
+candidates (tasks proposed by earlier weights, with the solver's pass history on them); for the environment API
+(spade.env), the proposals still waiting for the solver's answers, those filed under an iteration, and those whose
+reward is final; for `spade status` and `spade report`, the run's self-play summary.
 """
 
 from __future__ import annotations
