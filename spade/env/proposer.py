@@ -96,8 +96,8 @@ def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, 
     tasks = prompts.proposer_prompts(ids, random.Random(seed), mix.mode_weights,
                                      lambda m: prompts.level_of(controller, m, cfg.evolution.initial_difficulty),
                                      prompts.recent_examples(store), mode,
-                                     learnable=prompts.learnable_examples(store) if cfg.selfplay.learnable_examples
-                                     else (), learnable_share=cfg.selfplay.learnable_examples)
+                                     learnable=prompts.learnable_examples(store, cfg.selfplay.learnable_examples),
+                                     learnable_share=cfg.selfplay.learnable_examples)
     return [ProposerPrompt(t, iteration) for t in tasks]
 
 

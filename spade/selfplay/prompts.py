@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from spade.kinds.code_reasoning.proposer_role import proposer_task
 from spade.records import Task
 from spade.store import RunStore
-from spade.store.proposals import learnable_programs, recent_programs
+from spade.store.proposals import recent_programs
 
 if TYPE_CHECKING:
     from spade.curriculum import Controller
@@ -26,14 +26,15 @@ if TYPE_CHECKING:
 EXAMPLES = 16  # recent valid proposals one example is drawn from
 
 
-def recent_examples(store: RunStore) -> list[str]:
-    """The newest valid proposals of the run, as worked examples: `def f(` and the completion up to its fence."""
-    return [("def f(" + text).split("```", 1)[0] for _, text in recent_programs(store, EXAMPLES)]
+def recent_examples(store: RunStore, *, learnable: bool = False) -> list[str]:
+    """The newest valid proposals of the run (with `learnable`, those the solver solved sometimes), as worked
+    examples: `def f(` and the completion up to its fence."""
+    return [("def f(" + text).split("```", 1)[0] for _, text in recent_programs(store, EXAMPLES, learnable=learnable)]
 
 
-def learnable_examples(store: RunStore) -> list[str]:
-    """The run's newest proposals the solver solved sometimes (learnability > 0), as worked examples."""
-    return [("def f(" + text).split("```", 1)[0] for _, text in learnable_programs(store, EXAMPLES)]
+def learnable_examples(store: RunStore, share: float) -> list[str]:
+    """The learnable worked examples for prompts that show one with probability `share` (none read when 0)."""
+    return recent_examples(store, learnable=True) if share > 0 else []
 
 
 def level_of(controller: Controller, mode: str, initial: float) -> float:

@@ -18,18 +18,12 @@ _COLUMNS = ("proposal_id, iteration, checkpoint, model, mode, task_id, valid, re
             " learnability, reward, prompt, completion")
 
 
-def recent_programs(store: RunStore, limit: int) -> list[tuple[str, str]]:
-    """(task_id, completion) of the newest valid proposals, newest first."""
+def recent_programs(store: RunStore, limit: int, *, learnable: bool = False) -> list[tuple[str, str]]:
+    """(task_id, completion) of the newest valid proposals, newest first; with `learnable`, only those the solver
+    solved sometimes (learnability > 0)."""
     return [(r[0], r[1]) for r in store.query(
         "SELECT task_id, completion FROM proposals WHERE valid = 1 AND task_id IS NOT NULL"
-        " ORDER BY rowid DESC LIMIT ?", (limit,))]
-
-
-def learnable_programs(store: RunStore, limit: int) -> list[tuple[str, str]]:
-    """(task_id, completion) of the newest admitted proposals the solver solved sometimes (learnability > 0)."""
-    return [(r[0], r[1]) for r in store.query(
-        "SELECT task_id, completion FROM proposals WHERE valid = 1 AND task_id IS NOT NULL AND learnability > 0"
-        " ORDER BY rowid DESC LIMIT ?", (limit,))]
+        + (" AND learnability > 0" if learnable else "") + " ORDER BY rowid DESC LIMIT ?", (limit,))]
 
 
 def proposer_examples(store: RunStore, after_iteration: int, min_reward: float, limit: int) -> list[tuple[str, str, float]]:

@@ -10,7 +10,6 @@ from spade.store import IterationTask, IterationWrite, ProposalRecord, RunState,
 from spade.store.proposals import (
     final_proposals,
     league_candidates,
-    learnable_programs,
     proposer_examples,
     recent_programs,
     selfplay_summary,
@@ -68,4 +67,4 @@ def test_learnable_programs_are_the_admitted_proposals_the_solver_solved_sometim
             0, tasks=[IterationTask(task("t0"), "generated"), IterationTask(task("t1"), "generated")],
             proposals=[record("p0", 0, None, "t0", 0.5), record("p1", 0, None, "t1", 0.0),
                        record("p2", 0, None, None, -0.5)]))
-        assert learnable_programs(store, 5) == [("t0", "x): p0")]
+        assert recent_programs(store, 5, learnable=True) == [("t0", "x): p0")]
