@@ -18,14 +18,26 @@ from spade.evaluate.suites import load_suite
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _wait_for_workers(proc: subprocess.Popen[str], timeout: float = 120.0) -> None:
-    """Until the process has started child processes (its sandbox workers): on a loaded host a fixed sleep may end
-    before the interpreter has installed its signal handlers."""
-    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+def _caught(pid: int) -> int:
+    """The signal mask the process catches (SigCgt): bit n-1 is set once a handler for signal n is installed."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return int(line.split()[1], 16)
+    return 0
+
+
+def _wait_for_workers(proc: subprocess.Popen[str], sig: int, timeout: float = 120.0) -> None:
+    """Until the process catches `sig` and has started child processes (its sandbox workers, forked by a spawner
+    thread, so every thread's children count): on a loaded host a fixed sleep may end before the interpreter has
+    installed its signal handlers."""
     end = time.monotonic() + timeout
     while time.monotonic() < end and proc.poll() is None:
-        if children.read_text().split():
-            return
+        try:
+            children = [c for t in Path(f"/proc/{proc.pid}/task").iterdir() for c in (t / "children").read_text().split()]
+            if children and _caught(proc.pid) >> (sig - 1) & 1:
+                return
+        except OSError:  # a thread ended between listing and reading
+            pass
         time.sleep(0.2)
     pytest.fail(f"spade eval started no sandbox worker within {timeout:.0f} s (exit status {proc.poll()})")
 
@@ -44,7 +56,7 @@ def test_eval_stops_within_seconds_of_a_signal(tmp_path, sig, code):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # a shell's background job starts with SIGINT ignored, and Python then keeps it so
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    _wait_for_workers(proc)  # the pool is up and grading: the signal lands on the handled path
+    _wait_for_workers(proc, sig)  # the pool is up and grading: the signal lands on the handled path
     time.sleep(2)
     assert proc.poll() is None
     proc.send_signal(sig)
