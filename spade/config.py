@@ -619,9 +619,10 @@ class SelfplayConfig(_Section):
     admitted and rewarded for the proposer to learn from. Every admitted proposal is a task of the iteration; the
     procedural supply fills the fresh slots they leave, so an iteration holds more than tasks_per_iteration tasks
     only when more proposals than the proposer's slots are admitted (at most this many times those slots)."""
-    learnable_examples: float = Field(0.0, ge=0, le=1)
+    learnable_examples: float = Field(0.75, ge=0, le=1)
     """Share of proposer prompts whose worked example is one of the run's learnable proposals (the solver solved
-    it sometimes: 0 < solve rate < 1), when it has any; the others show one of its newest valid proposals."""
+    it sometimes: 0 < solve rate < 1), when it has any; the others show one of its newest valid proposals. 0.75: the
+    only setting measured under which the admitted proposals grow more learnable over a run (docs/selfplay.md)."""
     generator_refresh: int = Field(0, ge=0, le=100000)
     """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
     every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""
