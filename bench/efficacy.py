@@ -196,10 +196,12 @@ def suite_key(suite: str, samples: int, temperature: float) -> str:
 
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
                  max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
-                 temperature: float = 0.0, graded: Any = None, withheld: list[str] | None = None) -> dict[str, Any]:
+                 temperature: float = 0.0, graded: Any = None, withheld: list[str] | None = None,
+                 adapter_scale: float = 1.0) -> dict[str, Any]:
     """Each suite's pass@1 and per-task scores from the arm's last checkpoint; `graded(scores)` is called after
     each suite, so a caller can keep what is measured before a long evaluation ends. heldout-unseen holds the
-    held-out tasks of `withheld` (default: the families the arm's config withheld)."""
+    held-out tasks of `withheld` (default: the families the arm's config withheld). adapter_scale < 1 grades the
+    checkpoint's LoRA update scaled by it (spade.policy.weights.scale_adapter)."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.progress import PeriodicLines
@@ -208,6 +210,10 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
 
     cfg = cfg.model_copy(update={"sampling": cfg.sampling.model_copy(update={"max_new_tokens": max_new_tokens})})
     policy = load_policy(cfg, checkpoints)
+    if adapter_scale != 1.0 and checkpoints is not None:
+        from spade.policy.weights import scale_adapter
+
+        scale_adapter(policy.model, adapter_scale)
     scores: dict[str, Any] = {}
     with SandboxPool(cfg.executor) as pool:
         unseen = cfg.generation.withhold_families if withheld is None else withheld
@@ -259,6 +265,9 @@ def main() -> None:
     p.add_argument("--reeval", type=Path, default=None, metavar="DIR",
                    help="train nothing: grade DIR's arms (their last checkpoints) again on --suites and write OUT/"
                         "efficacy.json with those suites' figures replaced")
+    p.add_argument("--adapter-scale", type=float, default=1.0, metavar="A",
+                   help="with --reeval: grade each trained arm's LoRA update scaled by A in 0..1 (0: the base, 1: as "
+                        "trained; weight-space ensembling), the arm named NAME+aA(-sN)")
     p.add_argument("--checkpoint", default="", metavar="NAME",
                    help="with --reeval and one arm: grade this checkpoint of it (e.g. ckpt-00000016) instead of the "
                         "last, recorded as the budget --minutes (the CPU minutes it had used: the arm's "
@@ -285,6 +294,9 @@ def main() -> None:
         args.sets = parse_sets(args.set_items)
     except ConfigError as exc:
         sys.exit(str(exc))
+    if not 0 <= args.adapter_scale <= 1 or (args.adapter_scale != 1 and not args.reeval):
+        sys.exit(f"--adapter-scale {args.adapter_scale}: give a scale in 0..1, with --reeval DIR (it grades trained "
+                 "arms again)")
     if args.compare and not args.merge:
         sys.exit("--compare: give it with --merge DIR... (it compares arms of the merged results)")
     if args.merge:
@@ -358,6 +370,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             sys.exit(f"--checkpoint {args.checkpoint}: name one trained arm with --only (of {', '.join(trained)})")
         results["minutes"] = args.minutes
     args.out.mkdir(parents=True, exist_ok=True)
+    renamed: dict[str, str] = {}
     for name, row in results["arms"].items():
         # '--label' suffixes ('+zone', '-s1') name the arm; its run directory has the plain name
         arm = re.split(r"[+-]", name, maxsplit=1)[0]
@@ -383,13 +396,25 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, weights, suites, args.eval_limit,
                              args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
-                             withheld=withheld)
+                             withheld=withheld, adapter_scale=args.adapter_scale if weights is not None else 1.0)
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *fresh})
+        if weights is not None and args.adapter_scale != 1.0:
+            row["adapter_scale"] = args.adapter_scale
+            renamed[name] = scaled_name(name, args.adapter_scale)
+    results["arms"] = {renamed.get(n, n): row for n, row in results["arms"].items()}
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
     shown = list(next(iter(results["arms"].values()))["eval"])
     print_table(results, shown)
     print_differences(results, shown)
+
+
+def scaled_name(arm: str, scale: float) -> str:
+    """An arm graded with its adapter scaled: '+a<scale>' before its -sN seed suffix ('coevolve-s1' ->
+    'coevolve+a0.5-s1'), so it merges and compares beside the arm as trained."""
+    m = re.fullmatch(r"(.*?)(-s\d+)?", arm)
+    assert m is not None
+    return f"{m.group(1)}+a{scale:g}{m.group(2) or ''}"
 
 
 def merge(dirs: list[Path], out: Path, compare: Sequence[str] = ()) -> None:

@@ -63,3 +63,22 @@ def load_full_weights(model: Any, file: Path) -> None:
     with torch.no_grad():
         for name, value in loaded.items():
             params[name].copy_(value)
+
+
+def scale_adapter(model: Any, factor: float) -> int:
+    """Multiply every LoRA layer's update by `factor` in place (its B matrix, so B·A·scaling scales exactly): 0 is
+    the base model, 1 the adapter as trained, in between a point on the straight line from the base to the fine-tune
+    in weight space (weight-space ensembling). Returns how many layers were scaled; a model without LoRA layers (a
+    full fine-tune, or none loaded) is refused."""
+    import torch
+
+    if not 0 <= factor <= 1:
+        raise TrainingError(f"adapter scale {factor} is outside 0..1; give 0 (the base), 1 (as trained) or between")
+    layers = [m for m in model.modules() if hasattr(m, "lora_B") and len(m.lora_B) > 0]
+    if not layers:
+        raise TrainingError("the model holds no LoRA adapter to scale; load a LoRA checkpoint (lora_r > 0) first")
+    with torch.no_grad():
+        for layer in layers:
+            for up in layer.lora_B.values():
+                up.weight.mul_(factor)
+    return len(layers)
