@@ -392,6 +392,8 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         cfg = arm_config(args.config, arm, argparse.Namespace(**{**vars(args), "sets": sets}))
         print(f"== arm {name}: graded again on {', '.join(suites)}", flush=True)
         withheld = row.get("withheld_families")  # as recorded; runs before the unseen protocol withheld none
+        if withheld is None and run_dir is not None:
+            withheld = run_withheld(run_dir)
         if withheld is None:
             withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, weights, suites, args.eval_limit,
@@ -407,6 +409,18 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
     shown = list(next(iter(results["arms"].values()))["eval"])
     print_table(results, shown)
     print_differences(results, shown)
+
+
+def run_withheld(run_dir: Path) -> list[str] | None:
+    """The families a trained arm withheld, as its run directory's config.yaml records them (arms whose row does not:
+    bench/selfplay.py's before it recorded them); None when the run wrote no config."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        return None
+    import yaml
+
+    generation = (yaml.safe_load(saved.read_text()) or {}).get("generation") or {}
+    return [str(f) for f in generation.get("withhold_families") or []]
 
 
 def scaled_name(arm: str, scale: float) -> str:

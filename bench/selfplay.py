@@ -171,7 +171,8 @@ def main() -> None:
         row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}
         checkpoints = None
         if arm != "none":
-            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items}
+            row = {**train_arm(cfg, args.out / arm, 60 * args.minutes), "sets": args.set_items,
+                   "withheld_families": cfg.generation.withhold_families}
             checkpoints = args.out / arm / "checkpoints"
         if arm == "selfplay":
             row["proposer"] = proposer_learning(args.out / arm)

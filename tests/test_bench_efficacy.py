@@ -291,3 +291,11 @@ def test_two_recipes_are_compared_on_the_seeds_both_ran_with_their_pooled_rollou
     assert lines[2].endswith(": passing rollouts per CPU-minute 1.5 against 1.0 (1.50x)") and len(lines) == 3
     with pytest.raises(SystemExit, match="no seed has both"):
         _efficacy().compare_recipes({"arms": arms}, "coevolve+b", "coevolve", ["humaneval"])
+
+
+def test_an_arm_whose_row_lacks_its_withheld_families_reads_them_from_its_run_config(tmp_path):
+    run = tmp_path / "selfplay"
+    run.mkdir()
+    assert _efficacy().run_withheld(run) is None
+    (run / "config.yaml").write_text("generation:\n  withhold_families:\n  - sorting\n  - gcd_lcm\n")
+    assert _efficacy().run_withheld(run) == ["sorting", "gcd_lcm"]
