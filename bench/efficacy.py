@@ -398,7 +398,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, weights, suites, args.eval_limit,
                              args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
-                             withheld=withheld, adapter_scale=args.adapter_scale if weights is not None else 1.0)
+                             withheld=withheld, adapter_scale=args.adapter_scale)
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *fresh})
         if weights is not None and args.adapter_scale != 1.0:
