@@ -312,6 +312,10 @@ class TrainingConfig(_Section):
     """RFT: learn only from tasks the policy solves sometimes (0 < pass rate < 1 over their rollouts so far)."""
     per_task: int = Field(0, ge=0, le=100000)
     """RFT: at most this many distinct passing samples of one task in an update's buffer; 0 for no cap."""
+    family_share: float = Field(1.0, gt=0, le=1)
+    """RFT: at most this share of training.max_examples (rounded up) in an update's buffer from any one task family
+    (proposals count as their family, e.g. selfplay_induction); 1 for no cap. Bounds how far one easy family,
+    such as the policy's own proposals, fills the solver's updates."""
     rationalize: bool = False
     """RFT: STaR's rationalisation. Tasks none of whose samples passed this iteration are sampled again with the
     task's reference shown as a hint; hinted answers that pass all tests join the update's buffer as answers to

@@ -5,13 +5,15 @@ newest first. Out: the passing samples an update trains on, deduplicated per tas
 With the learning-zone filter on, only tasks the policy solves sometimes (0 < pass rate < 1 over the rollouts
 given, as AZR and DeepCoder filter) contribute: tasks it always solves teach nothing new, and tasks it never
 solves have no passing sample anyway. `per_task` caps what any one task contributes, so a handful of easy tasks
-with many distinct passing samples cannot fill the buffer.
+with many distinct passing samples cannot fill the buffer, and `family_share` caps what any one task family
+contributes (the policy's own proposals are one family).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +72,18 @@ def select(samples: Sequence[Sample], *, limit: int, learning_zone: bool = False
     return out
 
 
+def cap_families(samples: Sequence[Sample], family_of: Callable[[str], str], cap: int) -> list[Sample]:
+    """`samples` in order, keeping at most `cap` of each task family (`family_of` a task id)."""
+    taken: dict[str, int] = {}
+    out: list[Sample] = []
+    for s in samples:
+        family = family_of(s.task_id)
+        if taken.get(family, 0) < cap:
+            taken[family] = taken.get(family, 0) + 1
+            out.append(s)
+    return out
+
+
 def _code_key(code: str) -> str:
     try:  # names renamed, comments and docstrings gone
         text = canonical_code(code)
@@ -81,13 +95,15 @@ def _code_key(code: str) -> str:
 OLDER_ROLLOUTS = 20_000  # the newest earlier rollouts read per update (their pass rates and passing samples)
 
 
-def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig,
-               replay_ratio: float, rationales: Sequence[Sample] = ()) -> tuple[list[Sample], dict[str, int]]:
+def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig, replay_ratio: float,
+               rationales: Sequence[Sample] = (), family_of: Callable[[str], str] | None = None
+               ) -> tuple[list[Sample], dict[str, int]]:
     """An RFT update's buffer: this iteration's rollouts first, then its `rationales` (spade.train.rationalize:
     passing hinted answers of tasks it never solved, outside the learning-zone filter, since their pass rate is 0
     by construction), then the run's earlier rollouts from `store` (newest first), which keep at least the replay
     share of training.max_examples when they have it. Pass rates for the learning zone count every rollout of a
-    task, this iteration's and earlier."""
+    task, this iteration's and earlier. With training.family_share below 1, `family_of` (a task id's family) is
+    required and no family has more than that share of max_examples (rounded up), the newest kept."""
     fresh = [Sample(r.task_id, r.candidate.completion, r.candidate.code, r.passed, r.candidate.prompt_variant)
              for r in rollouts]
     older = [Sample(*row) for row in store.rollouts(OLDER_ROLLOUTS)]
@@ -99,9 +115,20 @@ def rft_buffer(rollouts: Sequence[Rollout], store: Any, training: TrainingConfig
     new += select(rationales, limit=len(rationales), per_task=training.per_task)
     old = [s for s in chosen if id(s) not in fresh_ids]
     limit = training.max_examples
+    capped = 0
+    if training.family_share < 1:
+        if family_of is None:
+            raise ValueError("rft_buffer: training.family_share < 1 needs family_of")
+        cap = math.ceil(training.family_share * limit)
+        kept = cap_families([*new, *old], family_of, cap)
+        capped = len(new) + len(old) - len(kept)
+        kept_ids = {id(s) for s in kept}
+        new, old = [s for s in new if id(s) in kept_ids], [s for s in old if id(s) in kept_ids]
     n_old = min(len(old), max(round(limit * replay_ratio), limit - len(new)))
     stats = {"fresh": min(len(new), limit - n_old), "replayed": n_old, "rationalized": len(rationales),
              "zone_tasks": sum(in_learning_zone(r) for r in rates.values())}
+    if capped:
+        stats["family_capped"] = capped
     return new[: limit - n_old] + old[:n_old], stats
 
 

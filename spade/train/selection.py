@@ -68,11 +68,19 @@ def rft(src: Sources) -> Selection:
     from spade.train.buffer import rft_buffer
     from spade.train.rft import TrainExample
 
+    tasks_by_id = {t.task_id: t for t in src.tasks}
+    families: dict[str, str] = {}
+
+    def family_of(task_id: str) -> str:
+        if task_id not in families:
+            task = tasks_by_id.get(task_id) or src.store.task(task_id)
+            families[task_id] = task.family or task_id
+        return families[task_id]
+
     chosen, extra = rft_buffer(src.rollouts, src.store, src.cfg.training, src.cfg.evolution.replay_ratio,
-                               src.rationales)
+                               src.rationales, family_of)
     if not chosen:
         return Selection(None, "no passing samples yet", extra)
-    tasks_by_id = {t.task_id: t for t in src.tasks}
     examples = tuple(TrainExample(tasks_by_id.get(s.task_id) or src.store.task(s.task_id), s.completion,
                                   s.prompt_variant) for s in chosen)
     return Selection(UpdateBatch(src.seed, src.iteration, examples=examples), details=extra)

@@ -37,3 +37,31 @@ def test_nothing_to_train_on_is_a_skip_that_says_why(tmp_path):
         dpo = select_batch("dpo", Sources(failing, [TASK], store, CFG, 0, 1))
         assert dpo.batch is None and dpo.skipped.startswith("no task with both") and dpo.details == {"pairs": 0,
                                                                                                     "pair_tasks": 0}
+
+
+def test_family_share_caps_one_familys_examples_in_an_rft_update_newest_first(tmp_path):
+    from spade.store import IterationTask, IterationWrite, RunStore
+
+    def task(tid, family):
+        return Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),), family=family)
+
+    older = [task(f"p{k}", "selfplay_induction") for k in range(5)] + [task("loose", None)]
+    fresh_tasks = [task("p9", "selfplay_induction"), task("q1", "sorting")]
+    with RunStore(tmp_path / "run", create=True) as store:
+        w = IterationWrite(0)
+        w.tasks.extend(IterationTask(t, "generated") for t in older)
+        w.rollouts.extend(_rollout(t.task_id, 0, 0, A1, True) for t in older)
+        store.commit_iteration(w)
+        fresh = [_rollout("p9", 1, 0, A1, True), _rollout("q1", 1, 0, A1, True)]
+        training = CFG.training.model_copy(update={"max_examples": 6})
+        uncapped = select_batch("rft", Sources(fresh, fresh_tasks, store, CFG.model_copy(
+            update={"training": training}), 0, 1))
+        assert sum(e.task.family == "selfplay_induction" for e in uncapped.batch.examples) == 5
+        capped_cfg = CFG.model_copy(update={"training": training.model_copy(update={"family_share": 0.5})})
+        capped = select_batch("rft", Sources(fresh, fresh_tasks, store, capped_cfg, 0, 1))
+        ids = [e.task.task_id for e in capped.batch.examples]
+        # ceil(0.5 * 6) = 3 of the proposals (this iteration's first, then the newest earlier ones); the sorting
+        # task and the task without a family (a family of its own) are not held back.
+        assert sum(e.task.family == "selfplay_induction" for e in capped.batch.examples) == 3
+        assert ids[:2] == ["p9", "q1"] and "loose" in ids
+        assert capped.details["family_capped"] == 3
