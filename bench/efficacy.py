@@ -185,7 +185,33 @@ def train_arm(cfg: SpadeConfig, run_dir: Path, cpu_budget_s: float) -> dict[str,
             "decisions": "SELECT COUNT(*) FROM decisions",
         }.items()}
         pass_rate = store.query("SELECT AVG(status = 'passed') FROM executions")[0][0]
-    return {**counts, "train_pass_rate": pass_rate, "train_wall_s": round(wall, 1), "train_cpu_s": round(cpu, 1)}
+        diet = training_diet(store)
+    return {**counts, "train_pass_rate": pass_rate, "train_wall_s": round(wall, 1), "train_cpu_s": round(cpu, 1),
+            "diet": diet}
+
+
+def training_diet(store: Any) -> dict[str, Any]:
+    """What the arm's passing rollouts (the RFT buffer's material) were answers to: how many, the share of the
+    family with most of them, and the share that answered the policy's own proposals."""
+    by_family = store.query(
+        "SELECT COALESCE(t.family, ''), COUNT(*) FROM candidates c JOIN executions e USING(candidate_id)"
+        " JOIN tasks t USING(task_id) WHERE e.status = 'passed' GROUP BY 1 ORDER BY 2 DESC, 1")
+    proposed = store.query(
+        "SELECT COUNT(*) FROM candidates c JOIN executions e USING(candidate_id) WHERE e.status = 'passed'"
+        " AND c.task_id IN (SELECT task_id FROM proposals WHERE task_id IS NOT NULL)")[0][0]
+    total = sum(n for _, n in by_family)
+    if not total:
+        return {"passing": 0}
+    return {"passing": total, "top_family": by_family[0][0], "top_family_share": round(by_family[0][1] / total, 3),
+            "proposals_share": round(proposed / total, 3)}
+
+
+def arm_run_dir(out: Path, arm: str) -> Path | None:
+    """The run directory of a trained arm under a results directory: out/<arm without its +label and -sN>."""
+    for name in (arm, re.split(r"[+-]", arm, maxsplit=1)[0]):
+        if (out / name / "spade.sqlite").is_file():
+            return out / name
+    return None
 
 
 def suite_key(suite: str, samples: int, temperature: float) -> str:
@@ -438,6 +464,14 @@ def merge(dirs: list[Path], out: Path, compare: Sequence[str] = ()) -> None:
     budgets = {p["minutes"] for p in parts if set(p["arms"]) - {"none"}}  # the base trains nothing: moot
     if len(budgets) > 1:
         sys.exit(f"--merge: the trained arms ran different budgets ({sorted(budgets)} minutes); merge equal ones")
+    for d, part in zip(dirs, parts):
+        for arm, row in part["arms"].items():  # rows written before arms recorded their diet
+            run_dir = arm_run_dir(d, arm) if "diet" not in row and arm != "none" else None
+            if run_dir is not None:
+                from spade.store import RunStore
+
+                with RunStore(run_dir, read_only=True) as store:
+                    row["diet"] = training_diet(store)
     for part in parts:
         clash = set(part["arms"]) & set(merged["arms"])
         if clash:
@@ -538,6 +572,11 @@ def print_table(results: dict[str, Any], suites: list[str]) -> None:
                  str(row["updates"]), str(row["iterations"]), str(row.get("train_wall_s", 0)), str(cpu),
                  f"{60 * row['rollouts'] / cpu:.1f}" if cpu else "-"]
         print(" | ".join(cells))
+    for arm, row in results["arms"].items():
+        diet = row.get("diet") or {}
+        if diet.get("passing"):
+            print(f"{arm} trained on {diet['passing']} passing rollouts: {diet['top_family_share']:.0%} of them "
+                  f"{diet['top_family']}, {diet['proposals_share']:.0%} answers to its own proposals")
 
 
 def print_differences(results: dict[str, Any], suites: list[str]) -> None:

@@ -299,3 +299,37 @@ def test_an_arm_whose_row_lacks_its_withheld_families_reads_them_from_its_run_co
     assert _efficacy().run_withheld(run) is None
     (run / "config.yaml").write_text("generation:\n  withhold_families:\n  - sorting\n  - gcd_lcm\n")
     assert _efficacy().run_withheld(run) == ["sorting", "gcd_lcm"]
+
+
+def test_an_arms_diet_counts_its_passing_rollouts_by_family_and_its_own_proposals(tmp_path, capsys):
+    """The diet of an arm (what its passing rollouts answered) is read from its store; --merge reads it for rows
+    written before arms recorded it, from the arm's run directory (out/<arm without label and seed>)."""
+    from spade.records import Task, TestCase
+    from spade.store import IterationTask, IterationWrite, ProposalRecord, RunStore
+    from tests.train.test_buffer import A1, WRONG, _rollout
+
+    bench = _efficacy()
+
+    def task(tid, family):
+        return Task(tid, "d", "def f(x):", "f", 0.3, test_cases=(TestCase((1,), 2),), family=family)
+
+    run = tmp_path / "part" / "selfplay"
+    with RunStore(run, create=True) as store:
+        w = IterationWrite(0, proposals=[ProposalRecord("p0", 0, None, "m", "induction", "sp", True, "ok", 0.5,
+                                                        None, 0.5, 0.5, "{}", "")])
+        w.tasks.extend(IterationTask(task(t, f), "generated") for t, f in (("sp", "selfplay_induction"),
+                                                                          ("a", "sorting"), ("b", "digits")))
+        w.rollouts.extend([_rollout("sp", 0, 0, A1, True), _rollout("sp", 0, 1, A1, True),
+                           _rollout("sp", 0, 2, WRONG, False), _rollout("a", 0, 0, A1, True),
+                           _rollout("b", 0, 0, WRONG, False)])
+        store.commit_iteration(w)
+        diet = bench.training_diet(store)
+    assert diet == {"passing": 3, "top_family": "selfplay_induction", "top_family_share": 0.667,
+                    "proposals_share": 0.667}
+    row = {"rollouts": 5, "updates": 0, "iterations": 1, "train_cpu_s": 60.0, "eval": {"humaneval": {
+        "pass@1": 0.0, "per_task": {"h0": 0.0}}}}
+    (tmp_path / "part" / "efficacy.json").write_text(json.dumps({"minutes": 1.0, "arms": {"selfplay+x-s1": row}}))
+    bench.merge([tmp_path / "part"], tmp_path / "merged")
+    merged = json.loads((tmp_path / "merged" / "efficacy.json").read_text())
+    assert merged["arms"]["selfplay+x-s1"]["diet"] == diet
+    assert "selfplay+x-s1 trained on 3 passing rollouts: 67% of them selfplay_induction" in capsys.readouterr().out
