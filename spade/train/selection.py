@@ -69,20 +69,17 @@ def rft(src: Sources) -> Selection:
     from spade.train.rft import TrainExample
 
     tasks_by_id = {t.task_id: t for t in src.tasks}
-    families: dict[str, str] = {}
 
-    def family_of(task_id: str) -> str:
-        if task_id not in families:
-            task = tasks_by_id.get(task_id) or src.store.task(task_id)
-            families[task_id] = task.family or task_id
-        return families[task_id]
+    def task_of(task_id: str) -> Task:  # earlier tasks read from the store once each
+        if task_id not in tasks_by_id:
+            tasks_by_id[task_id] = src.store.task(task_id)
+        return tasks_by_id[task_id]
 
     chosen, extra = rft_buffer(src.rollouts, src.store, src.cfg.training, src.cfg.evolution.replay_ratio,
-                               src.rationales, family_of)
+                               src.rationales, lambda task_id: task_of(task_id).family or task_id)
     if not chosen:
         return Selection(None, "no passing samples yet", extra)
-    examples = tuple(TrainExample(tasks_by_id.get(s.task_id) or src.store.task(s.task_id), s.completion,
-                                  s.prompt_variant) for s in chosen)
+    examples = tuple(TrainExample(task_of(s.task_id), s.completion, s.prompt_variant) for s in chosen)
     return Selection(UpdateBatch(src.seed, src.iteration, examples=examples), details=extra)
 
 
