@@ -53,9 +53,10 @@ COMPARED = (("selfplay", "none"), ("coevolve", "none"), ("fixed", "none"), ("sel
 
 
 def selfplay_config(base: Path | None, args: argparse.Namespace) -> SpadeConfig:
-    """The coevolve arm's config with self-play's keys from --selfplay-config (selfplay and generation.kinds)."""
+    """The coevolve arm's config with self-play's keys from --selfplay-config (selfplay and generation.kinds), the
+    --set keys applied over them too (a --set selfplay.* key is the arm's, not overwritten by the recipe's)."""
     cfg = arm_config(base, "coevolve", args)
-    extra = load_config(args.selfplay_config)
+    extra = load_config(args.selfplay_config, args.sets)
     return cfg.model_copy(update={"selfplay": extra.selfplay.model_copy(update={"enabled": True}),
                                   "generation": cfg.generation.model_copy(update={"kinds": extra.generation.kinds})})
 

@@ -623,6 +623,10 @@ class SelfplayConfig(_Section):
     admitted and rewarded for the proposer to learn from. Every admitted proposal is a task of the iteration; the
     procedural supply fills the fresh slots they leave, so an iteration holds more than tasks_per_iteration tasks
     only when more proposals than the proposer's slots are admitted (at most this many times those slots)."""
+    overflow: bool = True
+    """True: every admitted proposal joins the iteration, beyond the proposer's slots too (the measured default).
+    False: the first admitted fill the slots and the rest are recorded as surplus (valid, new, neither played nor
+    rewarded), so proposer_share bounds the share of fresh tasks that are proposals."""
     learnable_examples: float = Field(0.75, ge=0, le=1)
     """Share of proposer prompts whose worked example is one of the run's learnable proposals (the solver solved
     it sometimes: 0 < solve rate < 1), when it has any; the others show one of its newest valid proposals. 0.75: the

@@ -30,6 +30,18 @@ def test_the_selfplay_arm_is_coevolution_with_selfplay_keys():
     assert cfg.evolution == plain.evolution and cfg.training == plain.training and cfg.eval.every == 0
 
 
+def test_set_keys_reach_the_selfplay_arm_over_its_recipe():
+    """--set selfplay.* applies to the self-play arm; the recipe file's selfplay section was copied over the arm's
+    config whole, so a --set proposer share was silently the recipe's 0.5."""
+    bench = _bench()
+    sets = {"selfplay.proposer_share": 0.25, "selfplay.max_share": 0.25, "selfplay.overflow": False,
+            "training.family_share": 0.5}
+    cfg = bench.selfplay_config(ROOT / "configs" / "efficacy.yaml", args(sets=sets))
+    assert (cfg.selfplay.proposer_share, cfg.selfplay.max_share, cfg.selfplay.overflow) == (0.25, 0.25, False)
+    assert cfg.training.family_share == 0.5 and cfg.selfplay.enabled
+    assert cfg.generation.kinds.get("code_reasoning", 0) > 0
+
+
 def test_proposer_learning_compares_the_last_third_with_the_first(tmp_path):
     bench = _bench()
     with RunStore(tmp_path, create=True) as store:

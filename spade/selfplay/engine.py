@@ -25,7 +25,7 @@ from spade.records import AuditEntry, Rollout, Task
 from spade.seeding import seeded
 from spade.selfplay.diversity import diversity
 from spade.selfplay.generator import COPY_DIR, GeneratorCopy, refresh_due, take_copy
-from spade.selfplay.judging import Judged, admit, judge, judged, recent_index
+from spade.selfplay.judging import Judged, admit, bound_admitted, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
 from spade.selfplay.past_solver import can_swap, past_checkpoint, past_weights
@@ -86,7 +86,7 @@ class SelfPlay:
         due = league_due(w.iteration, sp, self.boost_left > 0)
         room = round(total * sp.league_share) if due else 0
         wanted = round((total - room) * self.mix.proposer_share)
-        proposed = self._propose(e, w, wanted * sp.proposals_per_slot) if wanted > 0 else []
+        proposed = self._propose(e, w, wanted * sp.proposals_per_slot, wanted) if wanted > 0 else []
         rest = total - room - len(proposed)
         procedural = self._procedural(e, w, rest) if rest > 0 else []
         # Last, so a task the procedural supply replays this iteration is not drawn twice.
@@ -153,9 +153,9 @@ class SelfPlay:
                                       f"difficulty estimate {1 - rate:.2f}"))
         w.metrics["selfplay/past_solver_pass_rate"] = sum(self.past_rates.values()) / len(self.past_rates)
 
-    def _propose(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
+    def _propose(self, e: Engine, w: IterationWrite, count: int, slots: int) -> list[Task]:
         """`count` proposer prompts sampled once each and judged (spade.selfplay.judging); the admitted ones are
-        the iteration's tasks like any other."""
+        the iteration's tasks like any other (with selfplay.overflow false, at most `slots` of them)."""
         sp = self.cfg.selfplay
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
         initial = self.cfg.evolution.initial_difficulty
@@ -180,6 +180,10 @@ class SelfPlay:
                                   checkpoint=self.proposing, model=e.policy.name, screen=e.screen))
         e.timed("validate_proposals", started)
         w.rejections.extend(admit(self.pending, self.recent, e.dedup))
+        if not sp.overflow:
+            surplus = bound_admitted(self.pending, slots)
+            w.metrics["selfplay/surplus_proposals"] = float(surplus)
+            self._count("surplus_proposals", surplus)
         admitted = [p.task for p in self.pending if p.admitted and p.task is not None]
         for task in admitted:
             e.dedup.add(task)
@@ -247,10 +251,11 @@ class SelfPlay:
             return
         valid = [p for p in self.pending if p.valid]
         admitted = [p for p in valid if p.admitted]
+        duplicates = [p for p in valid if p.duplicate]
         w.metrics["selfplay/proposals"] = float(n)
         w.metrics["selfplay/proposer_validity"] = len(valid) / n
         w.metrics["selfplay/distinct_per_100"] = 100.0 * len({p.task_id for p in admitted}) / n
-        w.metrics["selfplay/near_duplicate_rate"] = (len(valid) - len(admitted)) / len(valid) if valid else 0.0
+        w.metrics["selfplay/near_duplicate_rate"] = len(duplicates) / len(valid) if valid else 0.0
         if learns:
             w.metrics["selfplay/mean_learnability"] = sum(learns) / len(learns)
         w.metrics["selfplay/mean_proposer_reward"] = sum(r.reward for r in w.proposals) / len(w.proposals)

@@ -44,6 +44,7 @@ class Judged:
     reason: str = "not_parsed"
     similarity: float = 0.0
     duplicate: bool = False
+    surplus: bool = False  # admissible, but the proposer's slots were full (selfplay.overflow false): not played
 
     @property
     def mode(self) -> str:
@@ -51,7 +52,7 @@ class Judged:
 
     @property
     def admitted(self) -> bool:
-        return self.valid and not self.duplicate and self.task is not None
+        return self.valid and not self.duplicate and not self.surplus and self.task is not None
 
     @property
     def task_id(self) -> str | None:
@@ -134,6 +135,15 @@ def admit(entries: Sequence[Judged], recent: DedupIndex, known: DedupIndex) -> l
     return rejections
 
 
+def bound_admitted(entries: Sequence[Judged], slots: int) -> int:
+    """The first `slots` admitted entries stay admitted; the rest become surplus (reason 'surplus': valid and new,
+    but neither played nor rewarded). The number made surplus."""
+    extra = [e for e in entries if e.admitted][max(0, slots):]
+    for e in extra:
+        e.surplus, e.reason = True, "surplus"
+    return len(extra)
+
+
 def mark_duplicate(e: Judged, kind: str, similarity: float | None) -> None:
     """Not admitted as a duplicate of `kind` ('exact', 'near' or 'example': its prompt's shown example)."""
     e.duplicate, e.reason = True, f"duplicate_{kind}"
@@ -148,4 +158,4 @@ def recent_index(cfg: SpadeConfig, store: RunStore) -> DedupIndex:
     return DedupIndex.from_tasks([store.task(t) for t, _ in recent], threshold=cfg.generation.dedup_threshold)
 
 
-__all__ = ["Judged", "admit", "judge", "judged", "mark_duplicate", "recent_index"]
+__all__ = ["Judged", "admit", "bound_admitted", "judge", "judged", "mark_duplicate", "recent_index"]

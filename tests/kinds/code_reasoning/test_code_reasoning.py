@@ -167,3 +167,28 @@ def test_a_proposal_that_copies_its_shown_example_is_valid_but_not_admitted(pool
     assert copy.reason == "duplicate_example" and not copy.admitted and copy.similarity >= CFG.dedup_threshold
     assert new.admitted and new.reason == "ok"
     assert [r.reason for r in rejections] == ["duplicate_example"]
+
+
+def test_admitted_proposals_past_the_slots_are_surplus_unplayed_and_unrewarded(pool):
+    """selfplay.overflow false: the first `slots` admitted proposals stay the iteration's tasks, the rest are
+    recorded valid but surplus (no task, no reward), so the proposer's share bounds the proposals played."""
+    from spade.config import SelfplayConfig
+    from spade.dedup import DedupIndex
+    from spade.kinds.code_reasoning.proposer_role import proposer_task
+    from spade.selfplay.judging import admit, bound_admitted, judge, judged
+
+    prompt = proposer_task("proposer-0-0", 0.3, [], "induction")
+    bodies = ["s):\n    return s.upper() + s[::-1]\n\nprint(f('ab'))\nprint(f('xyz'))\n```",
+              "n):\n    return [i * i for i in range(n)]\n\nprint(f(3))\nprint(f(5))\n```",
+              "xs):\n    return max(xs) - min(xs)\n\nprint(f([1, 9, 4]))\nprint(f([2, 2]))\n```"]
+    entries = [judged(f"p{k}", prompt, body, True) for k, body in enumerate(bodies)]
+    judge(entries, pool, CFG, iteration=0, checkpoint=None, model="m")
+    admit(entries, DedupIndex(CFG.dedup_threshold), DedupIndex(CFG.dedup_threshold))
+    assert all(e.admitted for e in entries)
+    assert bound_admitted(entries, 2) == 1
+    assert [e.admitted for e in entries] == [True, True, False]
+    extra = entries[2]
+    assert extra.valid and extra.surplus and extra.reason == "surplus" and extra.task_id is None
+    record = extra.record(0, None, "m", SelfplayConfig(), None)
+    assert record.valid and record.task_id is None and record.reward == 0.0
+    assert bound_admitted(entries, 5) == 0 and [e.admitted for e in entries] == [True, True, False]
