@@ -39,6 +39,8 @@ runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: thos
 merged run). Greedy pass@1 is the protocol of the target; --eval-samples 8 --eval-temperature 0.2 also reports
 each task's passing share of 8 samples (suites named 'builtin@8xT0.2'), a steadier read than one greedy answer a
 task: .venv/bin/python bench/efficacy.py --reeval runs/eff-c --suites builtin --eval-samples 8 --eval-temperature 0.2
+--reeval DIR --average-last 3 grades the mean of each arm's last three kept checkpoints' LoRA updates instead of the
+last one (named NAME+avg3: merge and --compare NAME+avg3=NAME).
 """
 
 from __future__ import annotations
@@ -223,11 +225,12 @@ def suite_key(suite: str, samples: int, temperature: float) -> str:
 def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], limit: int,
                  max_new_tokens: int, run_dir: Path | None = None, samples: int = 1,
                  temperature: float = 0.0, graded: Any = None, withheld: list[str] | None = None,
-                 adapter_scale: float = 1.0) -> dict[str, Any]:
+                 adapter_scale: float = 1.0, average: Sequence[Path] = ()) -> dict[str, Any]:
     """Each suite's pass@1 and per-task scores from the arm's last checkpoint; `graded(scores)` is called after
     each suite, so a caller can keep what is measured before a long evaluation ends. heldout-unseen holds the
     held-out tasks of `withheld` (default: the families the arm's config withheld). adapter_scale < 1 grades the
-    checkpoint's LoRA update scaled by it (spade.policy.weights.scale_adapter)."""
+    checkpoint's LoRA update scaled by it (spade.policy.weights.scale_adapter); `average` (adapter directories)
+    grades the mean of their LoRA updates instead (spade.policy.weights.average_adapters)."""
     from spade.evaluate.commands import drop_run_tasks, load_policy
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.progress import PeriodicLines
@@ -240,6 +243,10 @@ def evaluate_arm(cfg: SpadeConfig, checkpoints: Path | None, suites: list[str], 
         from spade.policy.weights import scale_adapter
 
         scale_adapter(policy.model, adapter_scale)
+    if average:
+        from spade.policy.weights import average_adapters
+
+        average_adapters(policy.model, average)
     scores: dict[str, Any] = {}
     with SandboxPool(cfg.executor) as pool:
         unseen = cfg.generation.withhold_families if withheld is None else withheld
@@ -294,6 +301,10 @@ def main() -> None:
     p.add_argument("--adapter-scale", type=float, default=1.0, metavar="A",
                    help="with --reeval: grade each trained arm's LoRA update scaled by A in 0..1 (0: the base, 1: as "
                         "trained; weight-space ensembling), the arm named NAME+aA(-sN)")
+    p.add_argument("--average-last", type=int, default=0, metavar="K",
+                   help="with --reeval: grade the mean of each trained arm's last K kept checkpoints' LoRA updates "
+                        "(latest-weight averaging; a run keeps training.keep_checkpoints), the arm named "
+                        "NAME+avgK(-sN)")
     p.add_argument("--checkpoint", default="", metavar="NAME",
                    help="with --reeval and one arm: grade this checkpoint of it (e.g. ckpt-00000016) instead of the "
                         "last, recorded as the budget --minutes (the CPU minutes it had used: the arm's "
@@ -323,6 +334,10 @@ def main() -> None:
     if not 0 <= args.adapter_scale <= 1 or (args.adapter_scale != 1 and not args.reeval):
         sys.exit(f"--adapter-scale {args.adapter_scale}: give a scale in 0..1, with --reeval DIR (it grades trained "
                  "arms again)")
+    if args.average_last < 0 or (args.average_last and (not args.reeval or args.checkpoint
+                                                         or args.adapter_scale != 1)):
+        sys.exit(f"--average-last {args.average_last}: give K >= 1 with --reeval DIR, without --checkpoint or "
+                 "--adapter-scale (it grades the mean of the last K checkpoints)")
     if args.compare and not args.merge:
         sys.exit("--compare: give it with --merge DIR... (it compares arms of the merged results)")
     if args.merge:
@@ -379,6 +394,8 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
     """Grade the arms recorded in SOURCE/efficacy.json again on args.suites, each from its last checkpoint and with
     the config it trained under (the base config and its recorded --set keys), the tasks it trained on left out
     as before; write args.out/efficacy.json with those suites replaced and everything else as recorded."""
+    from spade.policy.weights import ADAPTER, checkpoints
+
     path = source / "efficacy.json"
     if not path.is_file():
         sys.exit(f"--reeval: {path} does not exist; give the --out directory of an efficacy run")
@@ -411,6 +428,15 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
                 sys.exit(f"--checkpoint {args.checkpoint}: not under {run_dir / 'checkpoints'}; it holds "
                          f"{', '.join(kept) or 'none'}")
             row["checkpoint"] = args.checkpoint
+        average: list[Path] = []
+        if weights is not None and args.average_last:
+            kept = checkpoints(weights)[-args.average_last:]
+            if len(kept) < args.average_last:
+                sys.exit(f"--average-last {args.average_last}: {weights} keeps {len(kept)} checkpoints; give K <= "
+                         f"{len(kept)}")
+            average = [c / ADAPTER for c in kept]
+            row["averaged"] = [c.name for c in kept]
+            renamed[name] = variant_name(name, f"avg{args.average_last}")
         try:
             sets = parse_sets(row.get("sets") or [])  # runs before --label recorded none
         except ConfigError as exc:
@@ -424,12 +450,12 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             withheld = [] if run_dir is not None else withheld_quarter(cfg, args.seed, tuple(range(QUARTERS)))
         fresh = evaluate_arm(cfg, weights, suites, args.eval_limit,
                              args.eval_max_new_tokens, run_dir, args.eval_samples, args.eval_temperature,
-                             withheld=withheld, adapter_scale=args.adapter_scale)
+                             withheld=withheld, adapter_scale=args.adapter_scale, average=average)
         row["eval"] = {**row["eval"], **fresh}
         row["regraded"] = sorted({*row.get("regraded", []), *fresh})
         if weights is not None and args.adapter_scale != 1.0:
             row["adapter_scale"] = args.adapter_scale
-            renamed[name] = scaled_name(name, args.adapter_scale)
+            renamed[name] = variant_name(name, f"a{args.adapter_scale:g}")
     results["arms"] = {renamed.get(n, n): row for n, row in results["arms"].items()}
     (args.out / "efficacy.json").write_text(json.dumps(results, indent=1))
     shown = list(next(iter(results["arms"].values()))["eval"])
@@ -449,12 +475,13 @@ def run_withheld(run_dir: Path) -> list[str] | None:
     return [str(f) for f in generation.get("withhold_families") or []]
 
 
-def scaled_name(arm: str, scale: float) -> str:
-    """An arm graded with its adapter scaled: '+a<scale>' before its -sN seed suffix ('coevolve-s1' ->
-    'coevolve+a0.5-s1'), so it merges and compares beside the arm as trained."""
+def variant_name(arm: str, tag: str) -> str:
+    """An arm graded another way (its adapter scaled: 'a0.5'; its last checkpoints averaged: 'avg3'): '+<tag>'
+    before its -sN seed suffix ('coevolve-s1' -> 'coevolve+a0.5-s1'), so it merges and compares beside the arm as
+    trained."""
     m = re.fullmatch(r"(.*?)(-s\d+)?", arm)
     assert m is not None
-    return f"{m.group(1)}+a{scale:g}{m.group(2) or ''}"
+    return f"{m.group(1)}+{tag}{m.group(2) or ''}"
 
 
 def merge(dirs: list[Path], out: Path, compare: Sequence[str] = ()) -> None:

@@ -127,8 +127,9 @@ def test_sampled_pass_at_1_is_reported_beside_greedy_for_the_chosen_arms_only(tm
 
 def test_an_arm_graded_with_its_adapter_scaled_is_named_beside_the_arm_as_trained(tmp_path):
     eff = _efficacy()
-    assert eff.scaled_name("selfplay+ind-k3L-s2", 0.5) == "selfplay+ind-k3L+a0.5-s2"
-    assert eff.scaled_name("coevolve", 0.25) == "coevolve+a0.25"
+    assert eff.variant_name("selfplay+ind-k3L-s2", "a0.5") == "selfplay+ind-k3L+a0.5-s2"
+    assert eff.variant_name("coevolve", "a0.25") == "coevolve+a0.25"
+    assert eff.variant_name("coevolve-s1", "avg3") == "coevolve+avg3-s1"
     assert eff.recipe_seeds(["coevolve+a0.5-s1", "coevolve-s1"], "coevolve+a0.5") == {1: "coevolve+a0.5-s1"}
     source = _recorded(tmp_path, {"none": {"rollouts": 0, "updates": 0, "iterations": 0, "sets": [], "eval": {}}})
     outside = _reeval(str(source), "--adapter-scale", "1.5", "--out", str(tmp_path / "x"))
@@ -136,6 +137,8 @@ def test_an_arm_graded_with_its_adapter_scaled_is_named_beside_the_arm_as_traine
     training = subprocess.run([sys.executable, str(ROOT / "bench" / "efficacy.py"), "--adapter-scale", "0.5"],
                               capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert training.returncode != 0 and "with --reeval DIR" in training.stderr
+    too_many = _reeval(str(source), "--average-last", "2", "--adapter-scale", "0.5", "--out", str(tmp_path / "y"))
+    assert too_many.returncode != 0 and "without --checkpoint or --adapter-scale" in too_many.stderr
 
 
 def test_eval_sampling_flags_and_unknown_arms_are_refused_with_the_fix(tmp_path):

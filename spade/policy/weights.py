@@ -8,6 +8,7 @@ those weights. spade.train.checkpoint writes this layout and restores optimizer 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,46 @@ def scale_adapter(model: Any, factor: float) -> int:
             for up in layer.lora_B.values():
                 up.weight.mul_(factor)
     return len(layers)
+
+
+def average_adapters(model: Any, adapters: Sequence[Path]) -> int:
+    """Make every LoRA layer's update the mean of the updates saved in `adapters` (adapter directories of the same
+    targets, e.g. a run's last kept checkpoints): mean_k scale·B_k·A_k, held exactly as one adapter K times the rank
+    (the A matrices stacked, the B matrices side by side and divided by K; the layer's scale unchanged), so it is
+    what averaging the fine-tuned weights gives, without rounding into the base weights. Weight averaging over the
+    last updates (latest-weight averaging). Returns how many layers were averaged; a model without LoRA layers, an
+    adapter that lacks one of them or differs in shape is refused."""
+    import torch
+    from peft import load_peft_weights
+
+    if not adapters:
+        raise TrainingError("no adapters to average; give one or more adapter directories")
+    layers = [(n, m) for n, m in model.named_modules() if hasattr(m, "lora_B") and len(m.lora_B) > 0]
+    if not layers:
+        raise TrainingError("the model holds no LoRA adapter to average; load a LoRA checkpoint (lora_r > 0) first")
+    states = [load_peft_weights(str(path)) for path in adapters]
+    k = len(states)
+    with torch.no_grad():
+        for name, layer in layers:
+            if len(layer.lora_A) != 1:
+                raise TrainingError(f"{name} holds {len(layer.lora_A)} adapters; average a model with one")
+            (adapter, down), = layer.lora_A.items()
+            up, rank = layer.lora_B[adapter], layer.r[adapter]  # the configured rank: the scale was computed from it
+            pieces = []
+            for path, state in zip(adapters, states):
+                a, b = state.get(f"{name}.lora_A.weight"), state.get(f"{name}.lora_B.weight")
+                fits = (a is not None and b is not None and tuple(a.shape) == (rank, down.in_features)
+                        and tuple(b.shape) == (up.out_features, rank))
+                if not fits:
+                    raise TrainingError(f"adapter {path} does not fit {name} (targets or rank differ); average "
+                                        "checkpoints of one run")
+                pieces.append((a, b))
+            stacked = torch.nn.Linear(down.in_features, k * rank, bias=False,
+                                      dtype=down.weight.dtype, device=down.weight.device)
+            beside = torch.nn.Linear(k * rank, up.out_features, bias=False,
+                                     dtype=up.weight.dtype, device=up.weight.device)
+            stacked.weight.copy_(torch.cat([a for a, _ in pieces]))
+            beside.weight.copy_(torch.cat([b for _, b in pieces], dim=1) / k)
+            layer.lora_A[adapter], layer.lora_B[adapter] = stacked, beside  # r and the scale stay as configured
+    return len(layers)
+
