@@ -421,7 +421,7 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
         if run_dir is not None and not (run_dir / "checkpoints").is_dir():
             sys.exit(f"--reeval: arm {name!r} has no checkpoints under {run_dir}")
         weights = run_dir / "checkpoints" if run_dir else None
-        if weights is not None and args.checkpoint:
+        if weights is not None and run_dir is not None and args.checkpoint:
             weights = weights / args.checkpoint
             if not weights.is_dir():
                 kept = sorted(p.name for p in (run_dir / "checkpoints").glob("ckpt-*"))
@@ -430,12 +430,12 @@ def reevaluate(source: Path, args: argparse.Namespace) -> None:
             row["checkpoint"] = args.checkpoint
         average: list[Path] = []
         if weights is not None and args.average_last:
-            kept = checkpoints(weights)[-args.average_last:]
-            if len(kept) < args.average_last:
-                sys.exit(f"--average-last {args.average_last}: {weights} keeps {len(kept)} checkpoints; give K <= "
-                         f"{len(kept)}")
-            average = [c / ADAPTER for c in kept]
-            row["averaged"] = [c.name for c in kept]
+            last = checkpoints(weights)[-args.average_last:]
+            if len(last) < args.average_last:
+                sys.exit(f"--average-last {args.average_last}: {weights} keeps {len(last)} checkpoints; give K <= "
+                         f"{len(last)}")
+            average = [c / ADAPTER for c in last]
+            row["averaged"] = [c.name for c in last]
             renamed[name] = variant_name(name, f"avg{args.average_last}")
         try:
             sets = parse_sets(row.get("sets") or [])  # runs before --label recorded none

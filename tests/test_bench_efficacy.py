@@ -137,8 +137,15 @@ def test_an_arm_graded_with_its_adapter_scaled_is_named_beside_the_arm_as_traine
     training = subprocess.run([sys.executable, str(ROOT / "bench" / "efficacy.py"), "--adapter-scale", "0.5"],
                               capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert training.returncode != 0 and "with --reeval DIR" in training.stderr
-    too_many = _reeval(str(source), "--average-last", "2", "--adapter-scale", "0.5", "--out", str(tmp_path / "y"))
-    assert too_many.returncode != 0 and "without --checkpoint or --adapter-scale" in too_many.stderr
+    both = _reeval(str(source), "--average-last", "2", "--adapter-scale", "0.5", "--out", str(tmp_path / "y"))
+    assert both.returncode != 0 and "without --checkpoint or --adapter-scale" in both.stderr
+    trained = tmp_path / "trained"
+    (trained / "coevolve" / "checkpoints" / "ckpt-00000001").mkdir(parents=True)
+    (trained / "efficacy.json").write_text(json.dumps({"minutes": 45.0, "arms": {"coevolve-s1": {"sets": [],
+                                                                                                 "eval": {}}}}))
+    too_many = _reeval(str(trained), "--average-last", "2", "--out", str(tmp_path / "z"))
+    assert too_many.returncode != 0 and "keeps 1 checkpoints; give K <= 1" in too_many.stderr
+    assert "Traceback" not in both.stderr + too_many.stderr
 
 
 def test_eval_sampling_flags_and_unknown_arms_are_refused_with_the_fix(tmp_path):
