@@ -125,4 +125,3 @@ def average_adapters(model: Any, adapters: Sequence[Path]) -> int:
             beside.weight.copy_(torch.cat([b for _, b in pieces], dim=1) / k)
             layer.lora_A[adapter], layer.lora_B[adapter] = stacked, beside  # r and the scale stay as configured
     return len(layers)
-
