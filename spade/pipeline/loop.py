@@ -56,6 +56,7 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
 def run_iteration(e: stages.Engine, i: int) -> IterationWrite:
     w = IterationWrite(iteration=i)
     e.timings.clear()
+    e.cpu_timings.clear()
     if i == 0:
         stages.save_base_checkpoint(e)
         if e.cfg.eval.every:

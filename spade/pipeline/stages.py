@@ -8,7 +8,6 @@ the iteration records (spade.rollout.metrics plus the loop's own). prune_checkpo
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from spade.rollout.metrics import iteration_metrics
 from spade.seeding import seeded as seeded_by
 from spade.store import IterationWrite, RunStore
 from spade.supply.supply import TaskSupply
+from spade.timing import Stamp, elapsed, stamp
 
 if TYPE_CHECKING:
     from spade.dedup import DedupIndex
@@ -56,7 +56,8 @@ class Engine:
     gate: EvalGate | None = None
     proposer: LLMProposer | None = None  # when generation.proposer is 'llm'
     progress: Progress = lambda stage, done, total: None  # noqa: E731
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # wall seconds per stage this iteration
+    cpu_timings: dict[str, float] = field(default_factory=dict)  # this process's CPU seconds per stage
     checkpoint: str | None = None  # relative to the run dir; the weights the policy holds now
     rationales: tuple[Sample, ...] = ()  # this iteration's passing hinted samples (training.rationalize), for its update
     selfplay: SelfPlay | None = None  # when selfplay.enabled (spade.selfplay)
@@ -75,8 +76,10 @@ class Engine:
     def checkpoints(self) -> Path:
         return self.store.run_dir / "checkpoints"
 
-    def timed(self, stage: str, started: float) -> None:
-        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+    def timed(self, stage: str, started: Stamp) -> None:
+        took = elapsed(started)
+        self.timings[stage] = self.timings.get(stage, 0.0) + took.wall
+        self.cpu_timings[stage] = self.cpu_timings.get(stage, 0.0) + took.cpu
 
 
 def seeded(cfg: SpadeConfig, iteration: int, purpose: str) -> int:
@@ -86,7 +89,7 @@ def seeded(cfg: SpadeConfig, iteration: int, purpose: str) -> int:
 
 def make_tasks(e: Engine, w: IterationWrite) -> list[Task]:
     """Fresh validated, deduplicated tasks at the controller's difficulties, plus the replay share."""
-    started = time.perf_counter()
+    started = stamp()
     screened = e.screen.seconds if e.screen is not None else 0.0
     tasks = e.selfplay.draw(e, w) if e.selfplay is not None else e.supply.draw(w)
     e.timed("generate", started)
@@ -131,7 +134,7 @@ def rationalize_unsolved(e: Engine, w: IterationWrite, tasks: list[Task], rollou
         w.metrics |= {"reference_samples": len(references)}
     if not training.rationalize:
         return references
-    started = time.perf_counter()
+    started = stamp()
     e.progress("rationalize", 0, 1)
     found = rationalize(e.policy, e.grader, tasks, rollouts, n=cfg.training.rationalize_samples,
                         temperature=cfg.sampling.temperature, seed=seeded(cfg, w.iteration, "rationalize"),
@@ -164,7 +167,7 @@ def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
     cfg = e.cfg.training
     if e.trainer is None or w.iteration % cfg.update_every != cfg.update_every - 1:
         return None
-    started = time.perf_counter()
+    started = stamp()
     e.progress("update", 0, cfg.steps_per_update)
     chosen = select_batch(cfg.update_method, Sources(w.rollouts, w.all_tasks, e.store, e.cfg,
                                                      seeded(e.cfg, w.iteration, "update"), w.iteration, e.rationales))
@@ -225,7 +228,7 @@ def evaluate_policy(e: Engine, iteration: int, label: str, tasks: list[Task] | N
     from spade.evaluate.evaluator import evaluate
     from spade.evaluate.suites import in_distribution
 
-    started = time.perf_counter()
+    started = stamp()
     tasks, suite = (e.eval_tasks, e.cfg.eval.suite) if tasks is None else (tasks, suite or label)
     if in_distribution(suite):
         matched = e.screen.matched if e.screen is not None else set()
@@ -254,6 +257,8 @@ def metrics(e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, 
             m["proposer/learnability"] = sum(scores) / len(scores)
     for stage, seconds in e.timings.items():
         m[f"seconds/{stage}"] = seconds
+    for stage, seconds in e.cpu_timings.items():
+        m[f"cpu_seconds/{stage}"] = seconds
     if w.update and w.update.loss_last is not None:
         m["update_loss"] = w.update.loss_last
     if w.update and w.update.rollback:

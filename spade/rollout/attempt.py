@@ -6,18 +6,18 @@ sampling seed. Out: one `Rollout` per answer, task by task; candidate ids are `<
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from spade.records import Rollout, Task
 from spade.rollout.grade import Grader
+from spade.timing import Stamp, stamp
 
 if TYPE_CHECKING:
     from spade.policy.base import Policy
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-Timed = Callable[[str, float], None]  # (stage, perf_counter when it started)
+Timed = Callable[[str, Stamp], None]  # (stage, when it started)
 
 
 def attempt(policy: Policy, grader: Grader, tasks: Sequence[Task], *, n: int, temperature: float | None, seed: int,
@@ -25,13 +25,13 @@ def attempt(policy: Policy, grader: Grader, tasks: Sequence[Task], *, n: int, te
     """Sample (stage 'sample'), then extract, screen, execute and reward every answer (stage 'execute')."""
     if not tasks:
         return []
-    started = time.perf_counter()
+    started = stamp()
     completions = policy.sample(tasks, n, temperature=temperature, seed=seed,
                                 on_progress=lambda d, t: progress("sample", d, t))
     timed("sample", started)
     flat = [(task, c, f"{task.task_id}:{iteration}:{k}") for task, outs in zip(tasks, completions)
             for k, c in enumerate(outs)]
-    started = time.perf_counter()
+    started = stamp()
     done = iter(range(1, len(flat) + 1))
     rollouts = grader.grade([t for t, _, _ in flat], [c for _, c, _ in flat], ids=[i for _, _, i in flat],
                             model=policy.name, on_done=lambda _i: progress("execute", next(done), len(flat)))

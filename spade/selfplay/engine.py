@@ -12,7 +12,6 @@ audit lines and metrics on the IterationWrite; `to_state` for the RunState (resu
 from __future__ import annotations
 
 import random
-import time
 from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from spade.selfplay.prompts import learnable_examples, level_of, prompt_task, pr
 from spade.selfplay.reward import proposer_batch
 from spade.store import IterationTask, IterationWrite
 from spade.store import proposals as stored
+from spade.timing import stamp
 
 if TYPE_CHECKING:
     from spade.config import SpadeConfig
@@ -132,7 +132,7 @@ class SelfPlay:
                                       f"skipped: {why}"))
             return
         past = str(path.relative_to(e.store.run_dir))
-        started = time.perf_counter()
+        started = stamp()
         try:
             with past_weights(e.policy, path):
                 rollouts = attempt(e.policy, e.grader, fresh, n=self.cfg.selfplay.past_solver_samples,
@@ -166,7 +166,7 @@ class SelfPlay:
         copy = self._generator_copy(e, w)
         self.proposing = self.generator.checkpoint if copy is not None and self.generator else e.checkpoint
         e.progress("propose", 0, count)
-        started = time.perf_counter()
+        started = stamp()
         with past_weights(e.policy, copy) if copy is not None else nullcontext():
             samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
                                       seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
@@ -175,7 +175,7 @@ class SelfPlay:
         # An OpenAI backend's text is unbounded: judged() cuts it before anything reads it.
         self.pending = [judged(f"p{w.iteration}-{k}", prompt, answers[0].text if answers else "", True)
                         for k, (prompt, answers) in enumerate(zip(prompts, samples))]
-        started = time.perf_counter()
+        started = stamp()
         w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
                                   checkpoint=self.proposing, model=e.policy.name, screen=e.screen))
         e.timed("validate_proposals", started)

@@ -80,3 +80,22 @@ def test_the_share_composes_the_same_plain_draws_it_would_have_made(tmp_path, po
     assert len(plain) == 4 and any("composed" in t.tags for t in mixed)
     behind = {t.provenance.get("seed_task", t.task_id) for t in mixed}
     assert behind == {t.task_id for t in plain}
+
+
+def test_each_stage_is_timed_in_wall_and_in_cpu_seconds_and_both_reach_the_metrics(tmp_path, pool):
+    """A sleep costs wall time and (next to) no CPU time; both kinds, per stage, reach the iteration's metrics."""
+    import time
+
+    from spade.pipeline.stages import metrics
+    from spade.timing import stamp
+
+    e = _engine(tmp_path, pool, compose=False)
+    w = IterationWrite(iteration=0)
+    assert make_tasks(e, w)
+    started = stamp()
+    time.sleep(0.3)
+    e.timed("idle", started)
+    assert e.timings["idle"] >= 0.3 and e.cpu_timings["idle"] < 0.1
+    m = metrics(e, w, [])
+    assert m["seconds/idle"] == e.timings["idle"] and m["cpu_seconds/idle"] == e.cpu_timings["idle"]
+    assert m["cpu_seconds/generate"] == e.cpu_timings["generate"] > 0
