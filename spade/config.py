@@ -627,6 +627,10 @@ class SelfplayConfig(_Section):
     """True: every admitted proposal joins the iteration, beyond the proposer's slots too (the measured default).
     False: the first admitted fill the slots and the rest are recorded as surplus (valid, new, neither played nor
     rewarded), so proposer_share bounds the share of fresh tasks that are proposals."""
+    complete_inputs: bool = False
+    """True: a proposal whose program answers fewer than three of its own calls (or makes none) gets inputs from
+    the environment, chosen by running the program in the sandbox on edits of its own inputs or on typed candidate
+    groups (spade.selfplay.inputs); False: such a proposal is invalid (no_inputs, too_few_inputs), as measured."""
     learnable_examples: float = Field(0.75, ge=0, le=1)
     """Share of proposer prompts whose worked example is one of the run's learnable proposals (the solver solved
     it sometimes: 0 < solve rate < 1), when it has any; the others show one of its newest valid proposals. 0.75: the

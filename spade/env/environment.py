@@ -331,7 +331,8 @@ class Environment:
                 pool = self._pool
             self._refresh_dedup(store)
             rejections = judging.judge(entries, pool, cfg.generation, iteration=store.last_iteration() + 1,
-                                       checkpoint=checkpoint, model=model, screen=self._contamination())
+                                       checkpoint=checkpoint, model=model, screen=self._contamination(),
+                                       complete=cfg.selfplay.complete_inputs)
             rejections += judging.admit(entries, judging.recent_index(cfg, store), self._dedup)
             fresh = [e.task for e in entries if e.admitted and e.task is not None]
             audit = [AuditEntry("task", t.task_id, f"proposer:{t.family}", "", "accepted") for t in fresh]

@@ -177,7 +177,8 @@ class SelfPlay:
                         for k, (prompt, answers) in enumerate(zip(prompts, samples))]
         started = stamp()
         w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
-                                  checkpoint=self.proposing, model=e.policy.name, screen=e.screen))
+                                  checkpoint=self.proposing, model=e.policy.name, screen=e.screen,
+                                  complete=sp.complete_inputs))
         e.timed("validate_proposals", started)
         w.rejections.extend(admit(self.pending, self.recent, e.dedup))
         if not sp.overflow:
@@ -256,6 +257,9 @@ class SelfPlay:
         w.metrics["selfplay/proposer_validity"] = len(valid) / n
         w.metrics["selfplay/distinct_per_100"] = 100.0 * len({p.task_id for p in admitted}) / n
         w.metrics["selfplay/near_duplicate_rate"] = len(duplicates) / len(valid) if valid else 0.0
+        if sp.complete_inputs:
+            w.metrics["selfplay/inputs_completed_share"] = (sum(p.inputs_added > 0 for p in valid) / len(valid)
+                                                            if valid else 0.0)
         if learns:
             w.metrics["selfplay/mean_learnability"] = sum(learns) / len(learns)
         w.metrics["selfplay/mean_proposer_reward"] = sum(r.reward for r in w.proposals) / len(w.proposals)

@@ -45,6 +45,7 @@ class Judged:
     similarity: float = 0.0
     duplicate: bool = False
     surplus: bool = False  # admissible, but the proposer's slots were full (selfplay.overflow false): not played
+    inputs_added: int = 0  # inputs the environment added to the proposer's own (selfplay.complete_inputs)
 
     @property
     def mode(self) -> str:
@@ -78,24 +79,35 @@ def judged(proposal_id: str, prompt: Task, completion: Any, prefilled: bool) -> 
 
 
 def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iteration: int, checkpoint: str | None,
-          model: str, screen: ContaminationScreen | None = None) -> list[Rejection]:
-    """Parse each entry, leave out the inputs its program raises on, validate the drafts by execution and, with a
-    `screen`, refuse those that behave as a reserved evaluation task (entries set in place); the rejections."""
+          model: str, screen: ContaminationScreen | None = None, complete: bool = False) -> list[Rejection]:
+    """Parse each entry, leave out the inputs its program raises on (with `complete`, also add inputs where fewer
+    than spade.selfplay.inputs.WANT remain), validate the drafts by execution and, with a `screen`, refuse those
+    that behave as a reserved evaluation task (entries set in place); the rejections."""
     from spade.kinds import validate_drafts
     from spade.kinds.code_reasoning.validate import keep_returning
+    from spade.selfplay.inputs import complete_inputs
 
     drafts, parsed_entries = [], []
     for k, e in enumerate(entries):
-        parsed = parse_proposal(e.text, prefilled=e.prefilled)
+        parsed = parse_proposal(e.text, prefilled=e.prefilled, need_inputs=not complete)
         if isinstance(parsed, str):
             e.reason = parsed
             continue
         drafts.append(draft_of(parsed, e.mode, e.prompt.difficulty, iteration=iteration, index=k,
                                checkpoint=checkpoint, model=model))
         parsed_entries.append(e)
-    if not drafts:
+    if drafts:
+        drafts = complete_inputs(drafts, pool, cfg) if complete else keep_returning(drafts, pool, cfg)
+    pairs = []
+    for draft, e in zip(drafts, parsed_entries):
+        e.inputs_added = int(draft.provenance.get("inputs_added", 0))
+        if draft.all_inputs:
+            pairs.append((draft, e))
+        else:  # no call of its own, and none of the environment's candidates answered
+            e.reason = "no_inputs"
+    if not pairs:
         return []
-    drafts = keep_returning(drafts, pool, cfg)
+    drafts, parsed_entries = [d for d, _ in pairs], [e for _, e in pairs]
     outcomes = validate_drafts(drafts, pool, cfg)
     if screen is not None:
         outcomes = screen.exclude(outcomes, pool)

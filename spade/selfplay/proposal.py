@@ -36,9 +36,10 @@ class ParsedProposal:
     description: str
 
 
-def parse_proposal(completion: str, *, prefilled: bool = True) -> ParsedProposal | str:
+def parse_proposal(completion: str, *, prefilled: bool = True, need_inputs: bool = True) -> ParsedProposal | str:
     """The proposal in `completion`, or a reason code: no_function, syntax_error, no_inputs, arity_mismatch (calls,
-    but none with an argument count f takes)."""
+    but none with an argument count f takes). With `need_inputs` false a proposal without usable calls is returned
+    with no inputs (the environment completes them: spade.selfplay.inputs)."""
     text = ((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS]
     block = text.split("```python", 1)[-1].split("```", 1)[0] if "```" in text else text
     tree = _longest_module(block)
@@ -66,7 +67,7 @@ def parse_proposal(completion: str, *, prefilled: bool = True) -> ParsedProposal
             if key not in seen and len(inputs) < MAX_INPUTS:
                 seen.add(key)
                 inputs.append(tuple(args))
-    if not inputs:
+    if not inputs and need_inputs:
         return "arity_mismatch" if misfits else "no_inputs"
     doc = ast.get_docstring(func) or ""
     description = doc.strip().splitlines()[0][:200] if doc.strip() else "Find the function from its examples."

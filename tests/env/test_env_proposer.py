@@ -200,3 +200,15 @@ def test_every_league_every_th_draw_brings_back_past_proposals_the_solver_fails(
         solved = f"```python\nassert f({', '.join(repr(a) for a in query.args)}) == {query.expected!r}\n```"
         assert env.step([past.task_id], [solved])[0][0].passed  # solved now
         assert past.task_id not in {d.task.task_id for d in env.draw()}  # its last pass rate is 1: not failing
+
+
+def test_with_complete_inputs_a_proposal_without_calls_becomes_a_task_through_the_api(tmp_path: Path) -> None:
+    cfg = load_config(None, {"generation.families": ["list_transform"], "generation.tasks_per_iteration": 2,
+                             "executor.workers": 2, "selfplay.complete_inputs": True})
+    no_calls = "```python\ndef f(xs):\n    return [x + 1 for x in xs][::-1]\n```"
+    with Environment.open(tmp_path / "run", cfg) as env:
+        prompt = env.propose(1, mode="induction")[0]
+        verdict = env.submit_proposals([prompt], [no_calls], model="trl-proposer")[0]
+        assert verdict.valid and verdict.reason == "ok" and verdict.task_id is not None
+        task = env.task(verdict.task_id)
+        assert task.provenance["inputs_added"] >= 2 and all(isinstance(c.args[0], list) for c in task.all_tests)
