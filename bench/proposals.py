@@ -6,6 +6,9 @@ reasons before and after. No model runs: this measures a change of judging (pars
 proposals a self-play arm actually wrote, not a change of the proposer. Duplicates are judged against nothing
 here, so "valid" is validity before deduplication (the stored duplicates count as valid on both sides).
 Run: .venv/bin/python bench/proposals.py RUN_DIR [RUN_DIR ...]   (a self-play arm's run, e.g. runs/sp-s0/selfplay)
+With --complete-inputs the completions are judged as under `selfplay.complete_inputs: true` (the environment adds
+inputs where the proposal's own calls are too few: spade.selfplay.inputs); the last column then also counts the
+valid proposals that are new among the replayed ones (each judged against the earlier ones, as the loop would).
 
 With --sample N instead: the config's model (the embedded base by default) writes N proposals under the proposer
 prompt (modes in turn, the built-in example, selfplay.proposer_temperature, --seed), and they are judged as the
@@ -80,11 +83,14 @@ def main() -> None:
     ap.add_argument("--config", default=None)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--complete-inputs", action="store_true",
+                    help="judge as under selfplay.complete_inputs: true (the environment completes too few inputs)")
     args = ap.parse_args()
+    complete = bool(args.complete_inputs)
     if args.sample:
         entries = sampled(args)
         with SandboxPool(ExecutorConfig()) as pool:
-            judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="sampled")
+            judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="sampled", complete=complete)
         threshold = GenerationConfig().dedup_threshold
         admit(entries, DedupIndex(threshold), DedupIndex(threshold))
         report_sampled(entries)
@@ -96,22 +102,28 @@ def main() -> None:
         sys.exit("no proposals stored in " + ", ".join(map(str, args.runs)))
     entries = [judged(pid, prompt_task(prompt), completion, True) for pid, prompt, completion, _, _ in rows]
     with SandboxPool(ExecutorConfig()) as pool:
-        judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="replay")
+        judge(entries, pool, GenerationConfig(), iteration=0, checkpoint=None, model="replay", complete=complete)
+    threshold = GenerationConfig().dedup_threshold
+    admit(entries, DedupIndex(threshold), DedupIndex(threshold))
     before: dict[str, list[bool]] = defaultdict(list)
     after: dict[str, list[bool]] = defaultdict(list)
+    new: dict[str, list[bool]] = defaultdict(list)
     reasons: dict[str, Counter[str]] = {"stored": Counter(), "now": Counter()}
     for (_, _, _, reason, valid), e in zip(rows, entries):
         was = bool(valid) or reason.startswith("duplicate")
         for mode in (e.mode, "all"):
             before[mode].append(was)
             after[mode].append(e.valid)
+            new[mode].append(e.admitted)
         reasons["stored"][reason if not reason.startswith("duplicate") else "ok"] += 1
         reasons["now"][e.reason] += 1
     print(f"{len(rows)} proposals from {', '.join(map(str, args.runs))}")
-    print("mode | proposals | valid as stored | valid now")
+    print(f"mode | proposals | valid as stored | valid now{' (inputs completed)' if complete else ''} | "
+          "new among the replayed now")
     for mode in sorted(before, key=lambda m: (m == "all", m)):
-        b, a = before[mode], after[mode]
-        print(f"{mode} | {len(b)} | {sum(b) / len(b):.2f} ({sum(b)}) | {sum(a) / len(a):.2f} ({sum(a)})")
+        b, a, n = before[mode], after[mode], new[mode]
+        print(f"{mode} | {len(b)} | {sum(b) / len(b):.2f} ({sum(b)}) | {sum(a) / len(a):.2f} ({sum(a)}) | "
+              f"{sum(n) / len(n):.2f} ({sum(n)})")
     for side, got in reasons.items():
         print(f"reasons {side}: " + ", ".join(f"{r} {n}" for r, n in got.most_common()))
 
