@@ -13,6 +13,8 @@ An update of training.epochs 3 spends one step in three on a first epoch.
 Adapters on every layer (training.lora_layers: 0); with --lora-layers N (the default config's is 15) the same
 batches also go through a policy whose adapters sit on its last N layers only, without and with its frozen bottom
 layers' output kept (spade.train.prefix: computed on an example's first sight, reused in later epochs and updates).
+The base's decoder outputs (the KL term) are kept across updates too now (spade.train.rft.BaseLogits): a replayed
+example's later update costs what a later epoch costs; the row "a later update, base recomputed" is the cost before.
 """
 
 from __future__ import annotations
@@ -105,8 +107,8 @@ def main() -> None:
             other_trainer._backward(batch, other_base)
 
         # The same policy with its frozen bottom layers' output kept (spade.train.prefix): a batch seen for the
-        # first time, then a later epoch of the same update, then the first epoch of a later update (the bottom
-        # is kept across updates, the base's decoder outputs only within one).
+        # first time, then a later epoch of the same update (or a later update: the base's decoder outputs are kept
+        # across updates too), then a later update with the base's outputs recomputed, as before they were kept.
         kept = FrozenPrefix.build(other.model)
         update_base: list[Any] = [None]
 
@@ -118,7 +120,7 @@ def main() -> None:
 
         for epoch in ("first epoch", "later epochs"):
             timings[f"spade, top {args.lora_layers} layers, {epoch}"] = []
-        for when in ("first sight", "later epochs", "a later update"):
+        for when in ("first sight", "later epochs or updates", "a later update, base recomputed"):
             timings[f"top {args.lora_layers} + kept bottom, {when}"] = []
         steps += [upper, upper, lambda b: kept_bottom(b, True), lambda b: kept_bottom(b, False),
                   lambda b: kept_bottom(b, True)]

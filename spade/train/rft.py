@@ -24,8 +24,8 @@ Departures from it, all deliberate:
 - A batch is computed one example at a time, gradients accumulated, each example unpadded and its vocabulary
   logits taken only where they predict a completion token (`logits_to_keep`): the same loss and gradient as the
   padded batch, without the padding's compute or the prompt positions' logits. The base is frozen, so its final
-  hidden states at those positions are kept per example for the update (`BaseLogits`): later epochs run only its
-  output head again (bench/update.py measures both). With adapters on the top layers only (`lora_layers`), the
+  hidden states at those positions are kept per example across epochs and updates (`BaseLogits`, bounded): a
+  replayed example's later sights run only its output head again (bench/update.py measures both). With adapters on the top layers only (`lora_layers`), the
   frozen bottom layers' output is kept per example across epochs and updates (spade.train.prefix): the policy's
   and the base's forwards start above it.
 """
@@ -36,6 +36,7 @@ import contextlib
 import math
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -49,6 +50,7 @@ from spade.train.prefix import FrozenPrefix
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 GRAD_CLIP = 1.0
+MAX_BASE_POSITIONS = 65536  # the base's kept decoder outputs: ~150 MB of float32 at SmolLM2-135M's width (576)
 IGNORE = -100
 
 
@@ -95,6 +97,7 @@ class RftTrainer:
         self.seed = seed  # the LoRA adapter's initial weights are a function of it (run.seed in a run)
         self.optimizer: Any = None
         self.prefix: FrozenPrefix | None = None
+        self.base: BaseLogits | None = None  # the KL term's base outputs, kept across updates
         self.updates = 0
 
     def prepare(self) -> None:
@@ -130,7 +133,12 @@ class RftTrainer:
             self.prefix = FrozenPrefix.build(model)
         if self.prefix is not None:
             self.prefix.check()
-        base = BaseLogits(model, self.prefix) if self.config.kl_weight > 0 else None
+        if self.config.kl_weight > 0 and (self.base is None or self.base.model is not model
+                                          or self.base.prefix is not self.prefix):
+            self.base = BaseLogits(model, self.prefix)
+        base = self.base if self.config.kl_weight > 0 else None
+        if base is not None:
+            base.check()
         model.train()
         try:
             for batch in batches:
@@ -210,18 +218,37 @@ def example_terms(model: Any, ids: Sequence[int], labels: Sequence[int], base: B
 
 
 class BaseLogits:
-    """Logits of the base (`model`, a peft model, with its adapters off) at an example's kept positions, for one
-    update. The base is frozen, so its decoder's output there is kept per example and a later epoch runs only the
-    output head on it. Whether logits are the head applied to the decoder's output (true of Llama-like models;
-    not of models that scale or cap logits) is checked against a full forward on first use; where not, every
-    call is a full forward. With a `prefix` the decoder's output starts from the kept bottom layers' output.
+    """Logits of the base (`model`, a peft model, with its adapters off) at an example's kept positions. The base
+    is frozen, so its decoder's output there is kept per example, across epochs and updates (bounded: the oldest
+    go first past `max_positions` kept positions), and a later sight runs only the output head on it; the kept
+    outputs are dropped when any frozen parameter changes (`check`). Whether logits are the head applied to the
+    decoder's output (true of Llama-like models; not of models that scale or cap logits) is checked against a full
+    forward on first use; where not, every call is a full forward. With a `prefix` the decoder's output starts
+    from the kept bottom layers' output.
     """
 
-    def __init__(self, model: Any, prefix: FrozenPrefix | None = None) -> None:
+    def __init__(self, model: Any, prefix: FrozenPrefix | None = None, *,
+                 max_positions: int = MAX_BASE_POSITIONS) -> None:
         self.model = model
         self.prefix = prefix
-        self.hidden: dict[tuple[tuple[int, ...], int], Any] = {}
+        self.max_positions = max_positions
+        self.hidden: OrderedDict[tuple[tuple[int, ...], int], Any] = OrderedDict()
+        self.positions = 0
+        self.hits = 0
         self.split: bool | None = None  # None: not yet checked
+        self._state = self._fingerprint()
+
+    def _fingerprint(self) -> tuple[int, tuple[tuple[int, int], ...]]:
+        return id(self.model), tuple((p.data_ptr(), p._version) for p in self.model.parameters()
+                                     if not p.requires_grad)
+
+    def check(self) -> None:
+        """Drop the kept outputs if a frozen parameter was replaced or written since they were computed."""
+        now = self._fingerprint()
+        if now != self._state:
+            self.hidden.clear()
+            self.positions = 0
+            self._state = now
 
     def logits(self, row: Any, keep: Any) -> Any:
         import torch
@@ -231,6 +258,8 @@ class BaseLogits:
         key = (tuple(row[0].tolist()), int(keep[0]))
         with torch.no_grad(), self.model.disable_adapter():
             if key in self.hidden:
+                self.hidden.move_to_end(key)
+                self.hits += 1
                 return head(self.hidden[key])
             if self.split is False:
                 return self.model(input_ids=row, logits_to_keep=keep, use_cache=False).logits[0]
@@ -244,6 +273,10 @@ class BaseLogits:
                 if not self.split:
                     return full
             self.hidden[key] = hidden
+            self.positions += int(hidden.shape[0])
+            while self.positions > self.max_positions and len(self.hidden) > 1:
+                _, old = self.hidden.popitem(last=False)
+                self.positions -= int(old.shape[0])
             return head(hidden)
 
 

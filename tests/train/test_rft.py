@@ -239,3 +239,31 @@ def test_lora_layers_adapts_only_the_top_layers_and_the_sampler_samples_them(mak
     with torch.no_grad():
         reference = policy.model(**enc).logits[:, -1, :].float()
     torch.testing.assert_close(decoder.last_logits([text]).float(), reference, atol=2e-3, rtol=1e-4)
+
+
+def test_the_base_outputs_of_the_kl_term_are_kept_across_updates_and_dropped_when_the_base_changes(
+        make_policy, examples):
+    """A replayed example's base forward was run again in every update; it is kept now (the base is frozen), gives
+    exactly the logits a fresh forward gives, and is dropped when a frozen weight is written."""
+    import torch
+
+    from spade.train.rft import BaseLogits, TrainExample
+
+    policy = make_policy()
+    trainer = RftTrainer(policy, TRAINING.model_copy(update={"kl_beta": 0.5, "epochs": 1.0}), seed=0)
+    trainer.train_on(examples, seed=0)
+    base = trainer.base
+    assert base is not None and base.hits == 0 and len(base.hidden) == len(examples)
+    trainer.train_on(examples, seed=1)
+    assert trainer.base is base and base.hits == len(examples)  # the second update ran no base forward
+    ids, labels = trainer._encode(TrainExample(*examples[0]))
+    row = torch.tensor([ids])
+    keep = torch.nonzero(torch.tensor(labels[1:]) != -100).squeeze(1)
+    with trainer._autocast():
+        kept, fresh = base.logits(row, keep), BaseLogits(policy.model, trainer.prefix).logits(row, keep)
+    assert torch.equal(kept, fresh)
+    frozen = next(p for p in policy.model.parameters() if not p.requires_grad)
+    with torch.no_grad():
+        frozen.mul_(1.0)  # written in place: same values, but the kept outputs can no longer be trusted
+    base.check()
+    assert not base.hidden and base.positions == 0
