@@ -65,7 +65,7 @@ def test_proposer_learning_compares_the_last_third_with_the_first(tmp_path):
 def test_bench_proposals_judges_a_runs_stored_proposals_again(tmp_path):
     """bench/proposals.py re-judges the proposals a run stored, in the real sandbox: a proposal refused then for a
     call f cannot take (the whole draft was refused as arity_mismatch) is valid now; one that is not a program
-    stays refused."""
+    stays refused; with --complete-inputs one without calls is valid too (the environment added its inputs)."""
     import subprocess
 
     from spade.kinds.code_reasoning.proposer_role import proposer_task
@@ -74,14 +74,16 @@ def test_bench_proposals_judges_a_runs_stored_proposals_again(tmp_path):
     prompt = prompt_json(proposer_task("proposer-0-0", 0.3, [], "deduction"))
     rows = [("xs):\n    return sum(xs) * 2\n\nprint(f([1, 2]))\nprint(f([3], 4))\nprint(f([5]))\n```", False,
              "arity_mismatch"),
-            ("this is not code", False, "no_function")]
+            ("this is not code", False, "no_function"),
+            ("s):\n    return s.upper() + s[::-1]\n```", False, "no_inputs")]
     with RunStore(tmp_path, create=True) as store:
         store.commit_iteration(IterationWrite(0, proposals=[ProposalRecord(
             f"p0-{k}", 0, None, "m", "deduction", None, valid, reason, 0.0, None, 0.0, -0.5, prompt, text)
             for k, (text, valid, reason) in enumerate(rows)]))
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "proposals.py"), str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
-    assert "all | 2 | 0.00 (0) | 0.50 (1)" in lines, done.stdout
-    assert any(line.startswith("reasons now:") and "ok 1" in line and "no_function 1" in line for line in lines)
+    for flags, valid_now in (([], "0.33 (1) | 0.33 (1)"), (["--complete-inputs"], "0.67 (2) | 0.67 (2)")):
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "proposals.py"), str(tmp_path), *flags],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-2000:]
+        lines = done.stdout.splitlines()
+        assert f"all | 3 | 0.00 (0) | {valid_now}" in lines, done.stdout
+        assert any(line.startswith("reasons now:") and "no_function 1" in line for line in lines)
