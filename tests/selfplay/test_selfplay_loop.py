@@ -20,7 +20,7 @@ eval: {every: 0}
 executor: {workers: 2}
 selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1,
            proposer_min_examples: 1, league_every: 2, proposals_per_slot: 2,
-           league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1,
+           league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1, complete_inputs: true,
            modes: {deduction: 1, abduction: 1, induction: 1}}
 """
 
@@ -82,7 +82,7 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
     assert shown["past_estimates"] == sum(1 for a in audit if a[1] == "past_solver" and "estimate" in a[2])
     assert shown["league_tasks"] == sum(1 for a in audit if a[1] == "league") and shown["collapses"] == len(collapses)
     for name in ("proposer_validity", "distinct_per_100", "near_duplicate_rate", "pass_rate/source/proposer",
-                 "league_tasks", "distinct_completions", "proposer_share"):
+                 "league_tasks", "distinct_completions", "proposer_share", "inputs_completed_share"):
         assert any(n == f"selfplay/{name}" for (_, n) in metrics), name
 
 
