@@ -1,8 +1,9 @@
 """Inputs the environment adds to a proposal whose own calls are too few (selfplay.complete_inputs).
 
 In: a proposer's drafts (spade.selfplay.proposal: the program f and the literal calls it wrote, maybe none), the
-sandbox pool and the GenerationConfig. Out: the drafts with the inputs on which f raises left out and, where
-fewer than WANT remain, inputs added; each chosen by one run of the program in the sandbox:
+sandbox pool and the GenerationConfig. Out: the drafts with the inputs on which f raises (or returns nothing
+showable) left out and, where fewer than WANT remain, inputs added; all chosen by one run of the program in the
+sandbox:
 - with inputs of its own, the candidates are small edits of them (spade.validate.probes: same types, near the
   proposer's values);
 - with none, candidates come in typed groups (every argument an int; a string; a list of ints; ...), and the
@@ -40,8 +41,10 @@ PER_GROUP = 5
 EDITS = 8
 _INTS = (3, 0, 7, -2, 12, 1, 25, 4)
 _STRS = ("abc", "", "hello world", "racecar", "Aab", "x1y2", "banana", "ok")
-_INT_LISTS: tuple[list[int], ...] = ([3, 1, 2], [], [5, -2, 7, 0], [4, 4, 1], [10], [1, 2, 3, 4, 5], [9, 8], [6, 0, 6])
-_STR_LISTS: tuple[list[str], ...] = (["b", "a"], [], ["apple", "kiwi", "fig"], ["x"], ["aa", "b", "aa"], ["hi", "there"], ["q", "rs"])
+_INT_LISTS: tuple[list[int], ...] = ([3, 1, 2], [], [5, -2, 7, 0], [4, 4, 1], [10], [1, 2, 3, 4, 5], [9, 8],
+                                     [6, 0, 6])
+_STR_LISTS: tuple[list[str], ...] = (["b", "a"], [], ["apple", "kiwi", "fig"], ["x"], ["aa", "b", "aa"],
+                                     ["hi", "there"], ["q", "rs"])
 _TYPES = {"int": _INTS, "str": _STRS, "list_int": _INT_LISTS, "list_str": _STR_LISTS}
 _GROUPS = {1: (("int",), ("str",), ("list_int",), ("list_str",)),
            2: (("int", "int"), ("str", "str"), ("list_int", "int"), ("str", "int"), ("list_int", "list_int")),
@@ -49,8 +52,9 @@ _GROUPS = {1: (("int",), ("str",), ("list_int",), ("list_str",)),
 
 
 def complete_inputs(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[TaskDraft]:
-    """Each draft with the inputs its program raises on left out and, when fewer than WANT remain, candidates it
-    answers added (see the module doc); a draft whose program does not load is returned unchanged."""
+    """Each draft with the inputs its program does not answer left out and, when fewer than WANT remain,
+    candidates it answers added (see the module doc); a draft whose program does not load is returned unchanged,
+    and one whose program answers nothing keeps its own inputs (validation names the problem)."""
     plans = [_plan(d) for d in drafts]
     futures = [_submit(pool, d, own + extra, cfg) if own or extra else None
                for d, (own, extra) in zip(drafts, plans)]
@@ -62,7 +66,7 @@ def complete_inputs(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationCo
             continue
         shown = _shown_values(d.entry_point, own + extra, run)
         kept = [own[k] for k in range(len(own)) if k in shown]
-        added = _chosen(d, kept, extra, {k - len(own): v for k, v in shown.items() if k >= len(own)})
+        added = _chosen(kept, extra, {k - len(own): v for k, v in shown.items() if k >= len(own)})
         inputs = kept + added
         if not inputs:
             inputs = own  # nothing answered: validation names the problem on the proposer's own inputs
@@ -113,7 +117,7 @@ def _plan(d: TaskDraft) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
                                                     d.task_id) for args in group]
 
 
-def _chosen(d: TaskDraft, kept: list[tuple[Any, ...]], extra: list[tuple[Any, ...]],
+def _chosen(kept: list[tuple[Any, ...]], extra: list[tuple[Any, ...]],
             answered: dict[int, str]) -> list[tuple[Any, ...]]:
     """The candidates to add: with inputs of its own, the answered edits in order; with none, the answered members
     of the typed group with the most distinct outputs (at least two). Up to WANT inputs in all."""

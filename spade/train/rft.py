@@ -25,9 +25,9 @@ Departures from it, all deliberate:
   logits taken only where they predict a completion token (`logits_to_keep`): the same loss and gradient as the
   padded batch, without the padding's compute or the prompt positions' logits. The base is frozen, so its final
   hidden states at those positions are kept per example across epochs and updates (`BaseLogits`, bounded): a
-  replayed example's later sights run only its output head again (bench/update.py measures both). With adapters on the top layers only (`lora_layers`), the
-  frozen bottom layers' output is kept per example across epochs and updates (spade.train.prefix): the policy's
-  and the base's forwards start above it.
+  replayed example's later sights run only its output head again (bench/update.py measures both). With adapters
+  on the top layers only (`lora_layers`), the frozen bottom layers' output is kept per example across epochs and
+  updates (spade.train.prefix): the policy's and the base's forwards start above it.
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ def test_candidate_groups_are_typed_deterministic_and_vary_every_argument():
     assert candidate_groups(0, "x") == [] and len(candidate_groups(5, "x")) == 1
 
 
-@pytest.mark.parametrize(("program", "arity"), [("def f(a, b=2):\n    return a\n", 1), ("def f(*, k):\n    return k\n", -1),
+@pytest.mark.parametrize(("program", "arity"), [("def f(a, b=2):\n    return a\n", 1),
+                                                ("def f(*, k):\n    return k\n", -1),
                                                 ("def g(a):\n    return a\n", -1), ("def f(:\n", -1),
                                                 ("def f(a, /, b, *rest):\n    return a\n", 2)])
 def test_positional_arity_counts_the_arguments_a_call_must_give(program, arity):
