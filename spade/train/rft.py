@@ -133,12 +133,12 @@ class RftTrainer:
             self.prefix = FrozenPrefix.build(model)
         if self.prefix is not None:
             self.prefix.check()
-        if self.config.kl_weight > 0 and (self.base is None or self.base.model is not model
-                                          or self.base.prefix is not self.prefix):
-            self.base = BaseLogits(model, self.prefix)
-        base = self.base if self.config.kl_weight > 0 else None
-        if base is not None:
-            base.check()
+        base = None
+        if self.config.kl_weight > 0:
+            if self.base is None or self.base.model is not model or self.base.prefix is not self.prefix:
+                self.base = BaseLogits(model, self.prefix)
+            self.base.check()
+            base = self.base
         model.train()
         try:
             for batch in batches:
