@@ -261,7 +261,10 @@ class SamplingConfig(_Section):
     """auto: bfloat16 where the CPU has native bf16 (AVX512-BF16 or AMX), else float32. Without native support
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
-    """torch threads; 0 leaves torch's default."""
+    """torch threads of the embedded model (sampling and updates). 0: torch's default (the physical cores) less
+    the cores other processes keep busy, measured before sampling and before each update, at most every 30 s
+    (spade.policy.threads; beside other jobs two threads ran several times slower than one). A fixed count
+    makes sampling repeat exactly on a machine; under 0 it repeats when the same count is picked."""
     lora_reload: Literal["off", "vllm"] = "off"
     """backend openai with an in-loop trainer (rft, dpo, grpo; LoRA): off refuses the trainer. vllm: the policy is
     also loaded here and trained (training.device), and after each update (and rollback) its LoRA adapter is saved

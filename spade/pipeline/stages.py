@@ -173,6 +173,9 @@ def update(e: Engine, w: IterationWrite) -> UpdateResult | None:
                                                      seeded(e.cfg, w.iteration, "update"), w.iteration, e.rationales))
     if chosen.batch is None:
         return UpdateResult(skipped=chosen.skipped, details=chosen.details or {})
+    fit_threads = getattr(e.policy, "fit_threads", None)
+    if fit_threads is not None:  # the embedded model trains in this process: on the cores left idle
+        fit_threads()
     result = e.trainer.update(chosen.batch)
     if chosen.details is not None:
         result = replace(result, details=chosen.details)
@@ -248,6 +251,8 @@ def metrics(e: Engine, w: IterationWrite, rollouts: list[Rollout]) -> dict[str, 
     m = iteration_metrics(rollouts, accepted=len(w.tasks_of("generated")), replayed=len(w.tasks_of("replay")),
                           rejected=len(w.rejections), controller=e.controller)
     m["tokens_per_s"] = float(getattr(e.policy, "last_tokens_per_s", 0.0))
+    if getattr(e.policy, "threads_in_use", 0):
+        m["threads"] = float(e.policy.threads_in_use)
     m["executions_per_s"] = n / e.timings["execute"] if e.timings.get("execute") else 0.0
     proposed = {t.task_id for t in w.all_tasks if t.provenance.get("source") == "llm"}
     if proposed:  # self-play: the proposer earns learnability (1 - solve rate, when 0 < rate < 1)

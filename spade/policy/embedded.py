@@ -1,8 +1,9 @@
 """The embedded policy: SmolLM2-135M-Instruct through transformers, sampled in large left-padded batches.
 
-In: tasks and n. Out: n `Completion`s per task, deterministic for a given seed (an interrupted iteration can be
-redone exactly). The `model`/`tokenizer` pair is shared with the trainer, which updates it in place; LoRA
-adapters saved by training can be loaded for sampling with `load_adapter`.
+In: tasks and n. Out: n `Completion`s per task, deterministic for a given seed and thread count (an interrupted
+iteration can be redone exactly; `sampling.threads` 0 picks the count by load, spade.policy.threads). The
+`model`/`tokenizer` pair is shared with the trainer, which updates it in place; LoRA adapters saved by training
+can be loaded for sampling with `load_adapter`.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class EmbeddedPolicy:
         self._model: Any = None
         self._tokenizer: Any = None
         self._decoder: Any = None  # the sampling.engine's decoder, rebuilt when the model object changes
+        self._thread_fit: Any = None  # spade.policy.threads.ThreadFit under sampling.threads 0
         self.device: Any = None  # spade.policy.device.Device, resolved from training.device when the model loads
         self.last_tokens_per_s = 0.0
+        self.threads_in_use = 0  # torch threads of the last sampling call or update (0: none yet)
         self.total_new_tokens = 0
         self.total_generate_seconds = 0.0
         self.total_sequences = 0
@@ -76,7 +79,9 @@ class EmbeddedPolicy:
 
         from spade.policy.device import load_dtype, resolve_device
         from spade.policy.model_files import load_model
+        from spade.policy.threads import torch_default_threads
 
+        torch_default_threads()  # read before any count is set in this process
         if self.sampling.threads > 0:
             torch.set_num_threads(self.sampling.threads)
         self.device = resolve_device(self.training.device)
@@ -117,6 +122,32 @@ class EmbeddedPolicy:
         code = extract_code(completion, task.entry_point)
         return (code.rstrip("\n") + FENCE_CLOSE) if code else completion
 
+    @property
+    def thread_fit(self) -> Any:
+        """The spade.policy.threads.ThreadFit choosing torch's thread count under sampling.threads 0, else None."""
+        if self._thread_fit is None and self.sampling.threads == 0:
+            from spade.policy.threads import ThreadFit
+
+            self._thread_fit = ThreadFit()
+        return self._thread_fit
+
+    def fit_threads(self) -> int:
+        """torch's thread count for the work about to run (sampling or an update): sampling.threads, or under 0
+        the cores other processes leave idle (spade.policy.threads), re-measured at most every 30 s."""
+        import torch
+
+        from spade.policy.threads import torch_default_threads
+
+        torch_default_threads()  # read before any count is set in this process
+        fit = self.thread_fit
+        if fit is not None:
+            self.threads_in_use = fit.apply()
+        else:  # the configured count, again: another model in this process may have set its own since
+            self.threads_in_use = self.sampling.threads
+            if torch.get_num_threads() != self.threads_in_use:
+                torch.set_num_threads(self.threads_in_use)
+        return self.threads_in_use
+
     # -- sampling --------------------------------------------------------------------------------------
     def sample(
         self,
@@ -131,6 +162,7 @@ class EmbeddedPolicy:
         if n < 1:
             raise ModelError(f"sampling n = {n} must be at least 1")
         temp = self.sampling.temperature if temperature is None else temperature
+        self.fit_threads()
         jobs = self._jobs(tasks, n)
         # Greedy decoding gives one answer per distinct prompt: generate each once and copy it.
         unique: dict[tuple[int, int], _Job] = {}

@@ -44,3 +44,28 @@ def test_greedy_answer_to_an_easy_task_is_extractable_code(policy, easy_tasks):
 def test_zero_samples_is_refused(policy, easy_tasks):
     with pytest.raises(ModelError, match="n = 0"):
         policy.sample(easy_tasks, 0)
+
+
+def test_a_fixed_thread_count_is_set_again_before_sampling(policy, easy_tasks):
+    import torch
+
+    torch.set_num_threads(2)  # as another model in this process might
+    policy.sample(easy_tasks[:1], 1, temperature=0.0)
+    assert torch.get_num_threads() == policy.sampling.threads == policy.threads_in_use
+
+
+def test_threads_zero_samples_on_the_measured_count(policy, easy_tasks):
+    import torch
+
+    from spade.config import SamplingConfig
+    from spade.policy.embedded import EmbeddedPolicy
+    from spade.policy.threads import ThreadFit
+
+    auto = EmbeddedPolicy(SamplingConfig(dtype="float32", max_new_tokens=8, threads=0), policy.training)
+    auto._model, auto._tokenizer = policy.model, policy.tokenizer  # the loaded weights: no second load
+    try:
+        auto._thread_fit = ThreadFit(measure=lambda cpus: float(len(cpus)))  # every core reads as busy
+        auto.sample(easy_tasks[:1], 1, temperature=0.0)
+        assert auto.threads_in_use == torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(policy.sampling.threads)
