@@ -23,6 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from machine import cpu_model  # noqa: E402
+
 from spade.config import ExecutorConfig, RewardConfig  # noqa: E402
 from spade.env.grading import Answer, grade  # noqa: E402
 from spade.evaluate.suites import load_suite  # noqa: E402
@@ -105,13 +107,6 @@ def _tasks() -> list:
     return list(picked.values())
 
 
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
-
-
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--workers", type=int, default=2)
@@ -137,7 +132,7 @@ def main() -> None:
                 cpu, peak, out = _measure(lambda m=mode, x=text: parse_answer(x, m))
                 rows.append((cpu, peak, name, f"proposer parse {mode}", out))
         after = grade(pool, cfg, [Answer(python_task, right, False)])[0]
-    print(f"CPU: {_cpu_model()} ({os.cpu_count()} logical); Python {sys.version.split()[0]}; "
+    print(f"CPU: {cpu_model()} ({os.cpu_count()} logical); Python {sys.version.split()[0]}; "
           f"{len(rows)} calls; RSS before the hostile calls {baseline / 2**20:.0f} MB")
     print(f"{'CPU s':>7} {'peak MB':>8} {'+MB':>6}  input / call / verdict")
     for cpu, peak, name, call, out in sorted(rows, reverse=True)[:args.top]:

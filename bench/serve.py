@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from machine import cpu_model  # noqa: E402
+
 from spade.config import ExecutorConfig  # noqa: E402
 from spade.sandbox import ProgramJob, SandboxPool  # noqa: E402
 
@@ -137,12 +139,12 @@ def main() -> None:
     parser.add_argument("--only-verl", action="store_true", help="run only the trainer-load case")
     args = parser.parse_args()
     if args.only_verl:
-        print(f"CPU: {_cpu()}", flush=True)
+        print(f"CPU: {cpu_model()} x{os.cpu_count()}", flush=True)
         verl_load()
         return
     jobs = workload(args.jobs)
     print(f"{args.jobs} program jobs, {args.workers} sandbox workers, {args.clients} HTTP clients, "
-          f"CPU: {_cpu()}", flush=True)
+          f"CPU: {cpu_model()} x{os.cpu_count()}", flush=True)
     pool = SandboxPool(ExecutorConfig(workers=args.workers))
     proc, host, port = start_service(args.workers, queue_limit=4 * args.clients)
     ratios, all_latencies, all_statuses, lost = [], [], [], 0
@@ -270,13 +272,6 @@ def _verl_client() -> object | None:
     sys.modules["_verl_sandbox_fusion"] = module
     spec.loader.exec_module(module)
     return module
-
-
-def _cpu() -> str:
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            return f"{line.split(':', 1)[1].strip()} x{os.cpu_count()}"
-    return "unknown"
 
 
 if __name__ == "__main__":

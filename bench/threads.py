@@ -19,6 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from machine import cpu_model  # noqa: E402
+
 from spade.config import SamplingConfig, TrainingConfig  # noqa: E402
 from spade.evaluate.suites import load_suite  # noqa: E402
 from spade.policy.embedded import EmbeddedPolicy  # noqa: E402
@@ -27,13 +29,6 @@ from spade.policy.embedded import EmbeddedPolicy  # noqa: E402
 def _spin() -> None:
     while True:
         pass
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def _tokens_per_s(policy: EmbeddedPolicy, tasks: list, n: int, seed: int) -> float:
@@ -59,7 +54,7 @@ def main() -> None:
     measured.thread_fit.every = 0.0  # measure before every call: the load changes between levels
     for policy in (pinned, measured):
         policy.sample(tasks[:1], 1, seed=0)  # warm-up: first-call allocations and weight packing
-    print(f"CPU: {_cpu_model()}; {len(os.sched_getaffinity(0))} usable CPUs; fixed count {fixed}; "
+    print(f"CPU: {cpu_model()}; {len(os.sched_getaffinity(0))} usable CPUs; fixed count {fixed}; "
           f"{args.tasks} tasks x {args.n} samples, {args.max_new_tokens} new tokens at most")
     for level in [int(x) for x in args.loads.split(",") if x]:
         spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(level)]

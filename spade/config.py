@@ -263,7 +263,7 @@ class SamplingConfig(_Section):
     threads: int = Field(0, ge=0, le=256)
     """torch threads of the embedded model (sampling and updates). 0: torch's default (the physical cores) less
     the cores other processes keep busy, measured before sampling and before each update, at most every 30 s
-    (spade.policy.threads; beside one busy process two threads sampled 10x slower than one). A fixed count
+    (spade.policy.threads; beside one busy process two threads sampled 4-10x slower than one). A fixed count
     makes sampling repeat exactly on a machine; under 0 it repeats when the same count is picked."""
     lora_reload: Literal["off", "vllm"] = "off"
     """backend openai with an in-loop trainer (rft, dpo, grpo; LoRA): off refuses the trainer. vllm: the policy is

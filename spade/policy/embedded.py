@@ -136,9 +136,7 @@ class EmbeddedPolicy:
         the cores other processes leave idle (spade.policy.threads), re-measured at most every 30 s."""
         import torch
 
-        from spade.policy.threads import torch_default_threads
-
-        torch_default_threads()  # read before any count is set in this process
+        self._ensure_loaded()  # which reads torch's default count before any is set
         fit = self.thread_fit
         if fit is not None:
             self.threads_in_use = fit.apply()

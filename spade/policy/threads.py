@@ -1,7 +1,7 @@
 """How many torch threads the embedded model runs on when `sampling.threads` is 0: the cores this process may use,
 less those other processes keep busy, measured from /proc/stat over a short window.
 
-Why: beside one busy process the embedded sampler ran 10x slower on 2 threads than on 1 (docs/benchmarks.md,
+Why: beside one busy process the embedded sampler ran 4-10x slower on 2 threads than on 1 (docs/benchmarks.md,
 "Threads under load"; torch's OpenMP threads meet at a barrier after every operation, so one that shares its core
 holds up the other), so a fixed count that fits a quiet machine is the wrong one on a shared one. In: the most
 threads to use. Out: a count in [1, most], re-measured at most every `every` seconds. Where /proc/stat cannot be
