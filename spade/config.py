@@ -8,7 +8,6 @@ them equal). The method's own keys and parameters keep their usual names (docs/m
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -44,7 +43,7 @@ class ExecutorConfig(_Section):
     network: Literal["off"] = "off"
     """Only 'off' is supported: candidate code never reaches a network."""
     workers: int = Field(0, ge=0, le=256)
-    """Warm sandbox workers; 0 means one per core."""
+    """Warm sandbox workers; 0 means one per core this process may use (its affinity mask and cgroup CPU limit)."""
     max_output_bytes: int = Field(65536, ge=0, le=1 << 30)
     """stdout+stderr kept per run; more is discarded and marked output_flood."""
     tmpfs_size_mb: int = Field(16, ge=1, le=4096)
@@ -88,7 +87,10 @@ class ExecutorConfig(_Section):
 
     @property
     def worker_count(self) -> int:
-        return self.workers or (os.cpu_count() or 1)
+        """executor.workers, or under 0 the cores this process may use (affinity mask and cgroup CPU limit)."""
+        from spade.cpus import usable_cores
+
+        return self.workers or usable_cores()
 
 
 class EvolutionConfig(_Section):
@@ -261,10 +263,11 @@ class SamplingConfig(_Section):
     """auto: bfloat16 where the CPU has native bf16 (AVX512-BF16 or AMX), else float32. Without native support
     bf16 is several times slower than float32 on CPU (measured: 126 s vs 22 s for one 32x200 prefill on AVX2)."""
     threads: int = Field(0, ge=0, le=256)
-    """torch threads of the embedded model (sampling and updates). 0: torch's default (the physical cores) less
-    the cores other processes keep busy, measured before sampling and before each update, at most every 30 s
-    (spade.policy.threads; beside one busy process two threads sampled 4-10x slower than one). A fixed count
-    makes sampling repeat exactly on a machine; under 0 it repeats when the same count is picked."""
+    """torch threads of the embedded model (sampling and updates). 0: torch's default (the physical cores),
+    capped at a cgroup CPU quota (a container's limit), less the cores other processes keep busy, measured before
+    sampling and before each update, at most every 30 s (spade.policy.threads; beside one busy process two threads
+    sampled 4-10x slower than one, under a 1-CPU quota 1.5x slower). A fixed count makes sampling repeat exactly on
+    a machine; under 0 it repeats when the same count is picked."""
     lora_reload: Literal["off", "vllm"] = "off"
     """backend openai with an in-loop trainer (rft, dpo, grpo; LoRA): off refuses the trainer. vllm: the policy is
     also loaded here and trained (training.device), and after each update (and rollback) its LoRA adapter is saved

@@ -134,7 +134,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 FLOW: tuple[tuple[str, frozenset[str]], ...] = tuple((name, frozenset(f"spade.{p}" if p != "spade" else p
                                                                      for p in packages.split())) for name, packages in (
     ("ground floor: records, errors, config, task files", "spade errors extras records seeding untrusted groundtruth "
-                                                          "jsonfile pycode registry config taskio timing"),
+                                                          "jsonfile pycode registry config taskio timing cpus"),
     ("infrastructure: sandbox, run database, run directory", "sandbox store rundir audit serving"),
     ("pure rules: reward terms, the controller", "reward curriculum"),
     ("validation", "validate"),

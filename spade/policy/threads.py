@@ -1,18 +1,20 @@
-"""How many torch threads the embedded model runs on when `sampling.threads` is 0: the cores this process may use,
-less those other processes keep busy, measured from /proc/stat over a short window.
+"""How many torch threads the embedded model runs on when `sampling.threads` is 0: the cores this process may use
+(its affinity mask and its cgroup's CPU limit, spade.cpus), less those other processes keep busy, measured from
+/proc/stat (and, under a limit, from the cgroup's own CPU time) over a short window.
 
 Why: beside one busy process the embedded sampler ran 4-10x slower on 2 threads than on 1 (docs/benchmarks.md,
 "Threads under load"; torch's OpenMP threads meet at a barrier after every operation, so one that shares its core
-holds up the other), so a fixed count that fits a quiet machine is the wrong one on a shared one. In: the most
-threads to use. Out: a count in [1, most], re-measured at most every `every` seconds. Where /proc/stat cannot be
-read the count is `most`.
+holds up the other), so a fixed count that fits a quiet machine is the wrong one on a shared one; under a CPU
+quota, threads beyond it are throttled (spade.cpus). In: the most threads to use. Out: a count in [1, most],
+re-measured at most every `every` seconds. Where nothing can be read the count is `most`.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
+
+from spade.cpus import CpuLimit, cgroup_seconds, cpu_limit, usable_cores, usable_cpus
 
 WINDOW_S = 0.2
 EVERY_S = 30.0
@@ -47,10 +49,10 @@ def busy_cores(before: tuple[int, int], after: tuple[int, int], cores: int, own_
     return min(float(cores), max(0.0, share * cores - own_cores))
 
 
-def threads_for(most: int, busy: float) -> int:
-    """The thread count for `most` usable cores of which `busy` are held by others: the idle ones, rounded to
-    the nearest whole core, never below 1."""
-    return max(1, min(most, round(most - busy)))
+def threads_for(most: int, idle: float) -> int:
+    """The thread count for `idle` cores free to this process, at most `most`: the idle cores rounded to the
+    nearest whole core, never below 1."""
+    return max(1, min(most, round(idle)))
 
 
 def _read_stat() -> str | None:
@@ -61,26 +63,28 @@ def _read_stat() -> str | None:
         return None
 
 
-def usable_cpus() -> list[int]:
-    """The CPUs this process may run on (its affinity mask), or all of them where the platform has no mask."""
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return list(range(os.cpu_count() or 1))
-
-
-def measure_busy(cpus: list[int], window: float = WINDOW_S, sleep: Callable[[float], None] = time.sleep) -> float | None:
-    """Cores of `cpus` that other processes kept busy over `window` seconds; None where /proc/stat is unreadable."""
+def measure_idle(cpus: list[int], limit: CpuLimit | None = None, window: float = WINDOW_S,
+                 sleep: Callable[[float], None] = time.sleep) -> float | None:
+    """Cores this process could use now, over `window` seconds: the CPUs of `cpus` other processes left idle, and
+    under a cgroup `limit` no more than the limit less what the rest of its cgroup used; None where /proc/stat is
+    unreadable."""
     first = _read_stat()
     if first is None:
         return None
+    group = cgroup_seconds(limit) if limit is not None else None
     own, wall = time.process_time(), time.perf_counter()
     sleep(window)
     second = _read_stat()
     if second is None:
         return None
-    own_cores = (time.process_time() - own) / max(1e-6, time.perf_counter() - wall)
-    return busy_cores(cpu_times(first, cpus), cpu_times(second, cpus), len(cpus), own_cores)
+    passed = max(1e-6, time.perf_counter() - wall)
+    own_cores = (time.process_time() - own) / passed
+    idle = len(cpus) - busy_cores(cpu_times(first, cpus), cpu_times(second, cpus), len(cpus), own_cores)
+    if limit is not None:
+        after = cgroup_seconds(limit) if group is not None else None
+        others = 0.0 if after is None or group is None else max(0.0, (after - group) / passed - own_cores)
+        idle = min(idle, max(0.0, limit.cores - others))
+    return idle
 
 
 _TORCH_DEFAULT: list[int] = []
@@ -96,17 +100,20 @@ def torch_default_threads() -> int:
 
 
 class ThreadFit:
-    """Sets torch's thread count to `threads_for(most, measured busy cores)`, measuring at most every `every`
-    seconds. `most` defaults to torch's default count capped at the usable CPUs. `chosen` is the count in force."""
+    """Sets torch's thread count to `threads_for(most, measured idle cores)`, measuring at most every `every`
+    seconds. `most` defaults to torch's default count capped at the usable cores (affinity mask and cgroup CPU
+    limit). `measure(cpus)` reads the idle cores (default: `measure_idle` under this process's cgroup limit).
+    `chosen` is the count in force."""
 
     def __init__(self, most: int | None = None, every: float = EVERY_S,
-                 measure: Callable[[list[int]], float | None] = measure_busy) -> None:
+                 measure: Callable[[list[int]], float | None] | None = None) -> None:
         self.cpus = usable_cpus()
-        self.most = max(1, min(most or torch_default_threads(), len(self.cpus)))
+        self.limit = cpu_limit()
+        self.most = max(1, min(most or torch_default_threads(), usable_cores(self.cpus, self.limit, read=False)))
         self.every = every
-        self.measure = measure
+        self.measure = measure or (lambda cpus: measure_idle(cpus, self.limit))
         self.chosen = self.most
-        self.busy: float | None = None
+        self.idle: float | None = None
         self._at = float("-inf")
 
     def apply(self) -> int:
@@ -115,8 +122,8 @@ class ThreadFit:
 
         now = time.monotonic()
         if self.most > 1 and now - self._at >= self.every:
-            self.busy = self.measure(self.cpus)
-            self.chosen = self.most if self.busy is None else threads_for(self.most, self.busy)
+            self.idle = self.measure(self.cpus)
+            self.chosen = self.most if self.idle is None else threads_for(self.most, self.idle)
             self._at = time.monotonic()
         if torch.get_num_threads() != self.chosen:
             torch.set_num_threads(self.chosen)

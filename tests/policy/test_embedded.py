@@ -64,7 +64,7 @@ def test_threads_zero_samples_on_the_measured_count(policy, easy_tasks):
     auto = EmbeddedPolicy(SamplingConfig(dtype="float32", max_new_tokens=8, threads=0), policy.training)
     auto._model, auto._tokenizer = policy.model, policy.tokenizer  # the loaded weights: no second load
     try:
-        auto._thread_fit = ThreadFit(measure=lambda cpus: float(len(cpus)))  # every core reads as busy
+        auto._thread_fit = ThreadFit(measure=lambda cpus: 0.0)  # no core reads as idle
         auto.sample(easy_tasks[:1], 1, temperature=0.0)
         assert auto.threads_in_use == torch.get_num_threads() == 1
     finally:
