@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from spade.audit import screen_code
 from spade.config import SpadeConfig
+from spade.cpus import cpu_limit, usable_cpus
 from spade.records import (
     ExecResult,
     ExecStatus,
@@ -138,9 +139,13 @@ def evolution(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
 
 def production(cfg: SpadeConfig, facts: HostFacts) -> list[CheckItem]:
     workers = cfg.executor.worker_count
+    detail = f"{workers} warm sandbox workers"
+    if not cfg.executor.workers:  # one per core this process may use: say what bounded it
+        limit = cpu_limit()
+        quota = f"; cgroup CPU limit {limit.cores:g}" if limit is not None else ""
+        detail += f" (executor.workers 0: one per usable core of {len(usable_cpus())} CPUs{quota})"
     return [
-        CheckItem("production", "concurrent sandbox", workers >= 2, f"{workers} warm sandbox workers",
-                  "executor.workers"),
+        CheckItem("production", "concurrent sandbox", workers >= 2, detail, "executor.workers"),
         CheckItem("production", "logging and monitoring", facts.store[0],
                   f"{facts.store[1]}; every iteration's metrics, decisions and rollouts go to spade.sqlite and "
                   "metrics.jsonl", BUILT_IN),

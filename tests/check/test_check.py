@@ -103,3 +103,18 @@ def test_check_command_exits_0_when_every_line_passes(facts: HostFacts, capsys) 
         pytest.skip(f"this host lacks isolation layers {facts.isolation.missing}")
     assert check_command(SpadeConfig()) == 0
     assert "all 19 checks pass" in capsys.readouterr().out
+
+
+def test_one_sandbox_worker_per_usable_core_and_the_line_names_a_cgroup_limit(facts: HostFacts, monkeypatch) -> None:
+    from pathlib import Path
+
+    import spade.check.items as items
+    import spade.cpus as cpus
+    from spade.cpus import CpuLimit
+
+    limit = CpuLimit(1.0, Path("/sys/fs/cgroup"))
+    monkeypatch.setattr(cpus, "cpu_limit", lambda: limit)  # a container limited to one CPU
+    monkeypatch.setattr(items, "cpu_limit", lambda: limit)
+    line = {it.name: it for it in checklist(SpadeConfig(), facts)}["concurrent sandbox"]
+    assert SpadeConfig().executor.worker_count == 1
+    assert not line.ok and "cgroup CPU limit 1" in line.detail and line.detail.startswith("1 warm sandbox workers")
