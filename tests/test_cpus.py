@@ -26,14 +26,20 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+V2_MOUNT = "30 25 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+
+
+def _v2(root: Path, group: str, files: dict[str, str]) -> Path:
+    """A cgroup v2 tree: this process in `group`, the hierarchy mounted at /sys/fs/cgroup, and `files`."""
+    return _tree(root, {"proc/self/cgroup": f"0::{group}\n", "proc/self/mountinfo": V2_MOUNT, **files})
+
+
 def test_no_cgroup_files_no_limit(tmp_path):
     assert cpu_limit(tmp_path) is None
 
 
 def test_v2_the_tightest_level_from_the_own_group_up_sets_the_limit(tmp_path):
-    root = _tree(tmp_path, {
-        "proc/self/cgroup": "0::/kube/pod1/app\n",
-        "proc/self/mountinfo": "30 25 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n",
+    root = _v2(tmp_path, "/kube/pod1/app", {
         "sys/fs/cgroup/cpu.max": "max 100000\n",
         "sys/fs/cgroup/kube/cpu.max": "800000 100000\n",
         "sys/fs/cgroup/kube/pod1/cpu.max": "150000 100000\n",
@@ -49,11 +55,7 @@ def test_v2_the_tightest_level_from_the_own_group_up_sets_the_limit(tmp_path):
 
 
 def test_v2_inside_a_cgroup_namespace_the_mount_root_is_the_own_group(tmp_path):
-    root = _tree(tmp_path, {
-        "proc/self/cgroup": "0::/\n",
-        "proc/self/mountinfo": "30 25 0:26 / /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n",
-        "sys/fs/cgroup/cpu.max": "50000 100000\n",
-    })
+    root = _v2(tmp_path, "/", {"sys/fs/cgroup/cpu.max": "50000 100000\n"})
     limit = cpu_limit(root)
     assert limit is not None and limit.cores == pytest.approx(0.5)
     assert usable_cores([0, 1, 2, 3], limit) == 1  # never below one
@@ -91,20 +93,12 @@ def test_v1_co_mounted_cpu_and_cpuacct_and_no_quota_is_no_limit(tmp_path):
 
 @pytest.mark.parametrize("text", ["", "banana", "100000", "-5 100000", "100000 0", "1e9 100000", "9" * 40 + " 1"])
 def test_unreadable_or_odd_cpu_max_is_no_limit(tmp_path, text):
-    root = _tree(tmp_path, {
-        "proc/self/cgroup": "0::/a\n",
-        "proc/self/mountinfo": "30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
-        "sys/fs/cgroup/a/cpu.max": text,
-    })
+    root = _v2(tmp_path, "/a", {"sys/fs/cgroup/a/cpu.max": text})
     assert cpu_limit(root) is None
 
 
 def test_a_path_that_climbs_out_of_the_mount_reads_the_mount_itself(tmp_path):
-    root = _tree(tmp_path, {
-        "proc/self/cgroup": "0::/../../etc\n",
-        "proc/self/mountinfo": "30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
-        "sys/fs/cgroup/cpu.max": "100000 100000\n",
-    })
+    root = _v2(tmp_path, "/../../etc", {"sys/fs/cgroup/cpu.max": "100000 100000\n"})
     limit = cpu_limit(root)
     assert limit is not None and limit.where == root / "sys/fs/cgroup"
 
