@@ -62,7 +62,7 @@ class SandboxPool:
         # A fresh uid block per pool, so two pools on one host never share a uid (and its RLIMIT_NPROC count).
         block = (os.getpid() * 7 + next(_uid_blocks)) % 4000
         self._uid0 = UID_BASE + block * UID_BLOCK
-        n = cfg.worker_count
+        n = self._slots = cfg.worker_count  # read once: with executor.workers 0 it reads the host
         self._tmpfs = cfg.tmpfs_size_mb << 20
         self._memory_bytes = cfg.memory_bytes
         self._free: queue.Queue[tuple[int, Worker]] = queue.Queue()
@@ -104,7 +104,7 @@ class SandboxPool:
             if hash_seed not in self._seeded:
                 if self._closed:
                     raise SandboxError("this SandboxPool is closed; create a new one")
-                slot = self.cfg.worker_count + len(self._seeded)
+                slot = self._slots + len(self._seeded)
                 self._slot_seed[slot] = hash_seed
                 worker = self._start(slot)
                 with self._lock:
