@@ -11,6 +11,7 @@ so tests can give a tree of their own). Out: a `CpuLimit`, or None where there i
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ def usable_cpus() -> list[int]:
         return list(range(os.cpu_count() or 1))
 
 
+def nearest_core(cores: float) -> int:
+    """`cores` rounded to the nearest whole core, halves up (2.5 is 3; Python's round would give 2, and 1.5 2)."""
+    return math.floor(cores + 0.5)
+
+
 def usable_cores(cpus: list[int] | None = None, limit: CpuLimit | None = None, *, read: bool = True) -> int:
     """Whole cores this process may keep busy: its usable CPUs, and under a cgroup limit no more than the limit
     rounded to the nearest core (at least 1). `read`: look the limit up when none is given."""
@@ -46,7 +52,7 @@ def usable_cores(cpus: list[int] | None = None, limit: CpuLimit | None = None, *
     if limit is None and read:
         limit = cpu_limit()
     if limit is not None:
-        count = min(count, round(limit.cores))
+        count = min(count, nearest_core(limit.cores))
     return max(1, count)
 
 

@@ -52,6 +52,7 @@ def test_v2_the_tightest_level_from_the_own_group_up_sets_the_limit(tmp_path):
     assert cgroup_seconds(limit) == pytest.approx(2.5)
     assert usable_cores([0, 1, 2, 3], limit) == 2  # 1.5 cores: two threads beat one (docs/benchmarks.md)
     assert usable_cores([0], limit) == 1
+    assert usable_cores([0, 1, 2, 3], CpuLimit(2.5, limit.where, None, 1e-6)) == 3  # halves up, not to even
 
 
 def test_v2_inside_a_cgroup_namespace_the_mount_root_is_the_own_group(tmp_path):

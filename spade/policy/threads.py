@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from spade.cpus import CpuLimit, cgroup_seconds, cpu_limit, usable_cores, usable_cpus
+from spade.cpus import CpuLimit, cgroup_seconds, cpu_limit, nearest_core, usable_cores, usable_cpus
 
 WINDOW_S = 0.2
 EVERY_S = 30.0
@@ -51,8 +51,8 @@ def busy_cores(before: tuple[int, int], after: tuple[int, int], cores: int, own_
 
 def threads_for(most: int, idle: float) -> int:
     """The thread count for `idle` cores free to this process, at most `most`: the idle cores rounded to the
-    nearest whole core, never below 1."""
-    return max(1, min(most, round(idle)))
+    nearest whole core (halves up), never below 1."""
+    return max(1, min(most, nearest_core(idle)))
 
 
 def _read_stat() -> str | None:

@@ -45,6 +45,14 @@ def token_for(cfg: SpadeConfig, environ: dict[str, str] | None = None) -> str | 
     return token
 
 
+def resolved(cfg: SpadeConfig, host: str | None, port: int | None) -> SpadeConfig:
+    """cfg with --host/--port applied and executor.workers fixed at its worker count, so the admission cap, the
+    banner, the app and the pool all see one count (under workers 0 each read of the cgroup limit could differ)."""
+    updates = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+    executor = cfg.executor.model_copy(update={"workers": cfg.executor.worker_count})
+    return cfg.model_copy(update={"serve": cfg.serve.model_copy(update=updates), "executor": executor})
+
+
 def serve_command(cfg: SpadeConfig, host: str | None, port: int | None, run_dir: str | None = None) -> int:
     try:
         import uvicorn
@@ -52,9 +60,7 @@ def serve_command(cfg: SpadeConfig, host: str | None, port: int | None, run_dir:
         raise ConfigError("spade serve needs FastAPI and uvicorn: pip install -e '.[service]'") from None
     from spade.service.app import create_app
 
-    updates = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
-    if updates:
-        cfg = cfg.model_copy(update={"serve": cfg.serve.model_copy(update=updates)})
+    cfg = resolved(cfg, host, port)
     token = token_for(cfg)
     _json_logs()
     app = create_app(cfg, token, run_dir=run_dir)

@@ -38,6 +38,7 @@ def test_busy_cores_is_the_busy_share_times_cores_less_this_process():
 
 @pytest.mark.parametrize(("most", "idle", "expected"), [
     (2, 2.0, 2), (2, 1.6, 2), (2, 1.1, 1), (2, 0.0, 1), (1, 2.0, 1), (8, 4.8, 5), (8, 0.1, 1), (2, 7.0, 2),
+    (4, 2.5, 3), (4, 1.5, 2), (4, 3.5, 4),  # halves round up, never to even (Python's round gives 2 for 2.5)
 ])
 def test_threads_for_takes_the_idle_cores_within_the_most_and_at_least_one(most, idle, expected):
     assert threads_for(most, idle) == expected

@@ -14,7 +14,7 @@ import pytest
 
 from spade.config import SpadeConfig
 from spade.errors import ConfigError
-from spade.service.command import is_loopback, token_for
+from spade.service.command import is_loopback, resolved, token_for
 from tests.service.helpers import ROOT, Service
 
 SMALL = {"executor": {"workers": 1, "memory_limit": "256m"}}
@@ -73,6 +73,21 @@ def test_auth_is_on_by_default_beyond_loopback_and_needs_a_token():
         token_for(wide, {})
     assert token_for(SpadeConfig(), {}) is None
     assert token_for(wide.model_copy(update={"serve": wide.serve.model_copy(update={"auth": "off"})}), {}) is None
+
+
+def test_serve_reads_the_worker_count_once(monkeypatch):
+    """Under executor.workers 0 every read asks the cgroup limit; the admission cap, the banner and the pool must
+    agree, so serve fixes the count once."""
+    import spade.cpus
+
+    counts = iter(range(3, 100))
+    monkeypatch.setattr(spade.cpus, "usable_cores", lambda: next(counts))
+    cfg = SpadeConfig.model_validate({"executor": {"workers": 0}})
+    assert cfg.executor.worker_count != cfg.executor.worker_count  # the raw config reads again each time
+    fixed = resolved(cfg, "127.0.0.1", 0)
+    assert fixed.executor.workers == fixed.executor.worker_count == fixed.executor.worker_count
+    assert (fixed.serve.host, fixed.serve.port) == ("127.0.0.1", 0)
+    assert resolved(SpadeConfig.model_validate({"executor": {"workers": 2}}), None, None).executor.workers == 2
 
 
 def test_binding_beyond_loopback_without_a_token_is_one_line_and_exit_2():
