@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from spade.config import GenerationConfig
@@ -24,6 +24,16 @@ from spade.records import Task, TaskDraft, TestCase
 from spade.registry import FAMILIES
 from spade.sandbox import Job, OutcomeKind, RawRun, SandboxPool, to_json_value, values_equal
 from spade.sandbox.layers import ALT_HASH_SEED
+from spade.validate.case import (
+    Case,
+    adopt_probes,
+    asks_family,
+    draft_case,
+    finish,
+    mutant_limit,
+    public_count,
+    weak,
+)
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
 from spade.validate.probes import MIN_PROBES, argument_probes
@@ -39,37 +49,12 @@ _BAD_KIND = {
 }
 
 
-@dataclass
-class _Case:
-    """One task moving through the phases; `problems` non-empty means it is out."""
-
-    task: Task  # expected values are placeholders until the reference has run
-    reference: str
-    stated: list[Any] | None  # expected values a file gave, to be reproduced
-    problems: list[Problem] = field(default_factory=list)
-    values: list[Any] = field(default_factory=list)
-    cpu_s: float = 0.0
-    ran: int = 0
-    killed: int = 0
-    survivors: list[str] = field(default_factory=list)
-    equivalent: int = 0  # survivors no probe input could catch, presumed equivalent to the reference
-
-    @property
-    def inputs(self) -> list[tuple[Any, ...]]:
-        return [t.args for t in self.task.all_tests]
-
-    @property
-    def kill_ratio(self) -> float | None:
-        judged = self.ran - self.equivalent
-        return self.killed / judged if judged else (1.0 if self.ran else None)
-
-
 def validate_drafts(drafts: Sequence[TaskDraft], pool: SandboxPool, cfg: GenerationConfig) -> list[ValidationOutcome]:
     """Validate generated drafts; accepted ones come back as Tasks with expected values and reference_cpu_s."""
-    cases: list[_Case | ValidationOutcome] = []
+    cases: list[Case | ValidationOutcome] = []
     for d in drafts:
         problems = check_draft(d) or _split_problems(d, cfg)
-        cases.append(ValidationOutcome.rejected(d.task_id, problems) if problems else _draft_case(d, cfg))
+        cases.append(ValidationOutcome.rejected(d.task_id, problems) if problems else draft_case(d, cfg))
     return _run_phases(cases, pool, cfg)
 
 
@@ -79,7 +64,7 @@ def validate_tasks(tasks: Sequence[Task], pool: SandboxPool | None, cfg: Generat
     `pool` may be None only when no task carries a reference_solution (nothing runs then)."""
     if pool is None and any(t.reference_solution for t in tasks):
         raise ValidationError("validate_tasks needs a SandboxPool: some tasks have a reference_solution to run")
-    cases: list[_Case | ValidationOutcome] = []
+    cases: list[Case | ValidationOutcome] = []
     for t in tasks:
         problems = check_task(t)
         if problems:
@@ -88,48 +73,30 @@ def validate_tasks(tasks: Sequence[Task], pool: SandboxPool | None, cfg: Generat
             cases.append(ValidationOutcome(True, t, notes=("static_only: no reference_solution, so nothing was run",),
                                            task_id=t.task_id))
         else:
-            cases.append(_Case(t, t.reference_solution, [c.expected for c in t.all_tests]))
+            cases.append(Case(t, [c.expected for c in t.all_tests]))
     return _run_phases(cases, pool, cfg)
-
-
-def _public_count(d: TaskDraft, cfg: GenerationConfig) -> int:
-    """How many of the draft's inputs are shown: its public ones, less what min_hidden_share keeps hidden."""
-    return min(len(d.public_inputs), int(len(d.all_inputs) * (1 - cfg.min_hidden_share) + 1e-9))
 
 
 def _split_problems(d: TaskDraft, cfg: GenerationConfig) -> list[Problem]:
     """A draft whose inputs leave no shown test once the hidden share is kept (one input under the default
     min_hidden_share 0.5) is refused here: a task without shown tests cannot be stored or read back."""
-    if d.all_inputs and _public_count(d, cfg) == 0:
+    if d.all_inputs and public_count(d, cfg) == 0:
         return [Problem("too_few_inputs", f"{len(d.all_inputs)} input(s) leave no shown test after "
                                           f"min_hidden_share = {cfg.min_hidden_share}; give at least 2 inputs")]
     return []
 
 
-def _draft_case(d: TaskDraft, cfg: GenerationConfig) -> _Case:
-    inputs = list(d.all_inputs)
-    n_public = _public_count(d, cfg)
-    task = Task(
-        task_id=d.task_id, description=d.description, signature=d.signature, entry_point=d.entry_point,
-        difficulty=d.difficulty, tags=d.tags,
-        test_cases=tuple(TestCase(tuple(a), None) for a in inputs[:n_public]),
-        hidden_test_cases=tuple(TestCase(tuple(a), None) for a in inputs[n_public:]),
-        reference_solution=d.reference_solution, family=d.family, params=dict(d.params), provenance=dict(d.provenance),
-    )
-    return _Case(task, d.reference_solution, None)
-
-
-def _run_phases(items: list[_Case | ValidationOutcome], pool: Any, cfg: GenerationConfig) -> list[ValidationOutcome]:
-    cases = [c for c in items if isinstance(c, _Case)]
+def _run_phases(items: list[Case | ValidationOutcome], pool: Any, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    cases = [c for c in items if isinstance(c, Case)]
     _reference_phase(cases, pool, cfg)
     _mutant_phase([c for c in cases if not c.problems], pool, cfg)
-    weak = [c for c in cases if not c.problems and _weak(c, cfg) and cfg.probe_inputs]
-    _probe_phase([c for c in weak if _family_probes(c)], pool, cfg)
-    _equivalence_phase([c for c in weak if not _family_probes(c)], pool, cfg)
-    return [item if isinstance(item, ValidationOutcome) else _finish(item, cfg) for item in items]
+    weak_cases = [c for c in cases if not c.problems and weak(c, cfg) and cfg.probe_inputs]
+    _probe_phase([c for c in weak_cases if asks_family(c)], pool, cfg)
+    _equivalence_phase([c for c in weak_cases if not asks_family(c)], pool, cfg)
+    return [item if isinstance(item, ValidationOutcome) else finish(item, cfg, need_mutants=True) for item in items]
 
 
-def _reference_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+def _reference_phase(cases: list[Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
     # The second run is on a worker with another str hash seed: an answer that depends on set order differs.
     futures = [(_submit(pool, c.reference, c, c.inputs, cfg.reference_time_limit_s), _submit(
         pool, c.reference, c, c.inputs, cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED)) for c in cases]
@@ -141,7 +108,7 @@ def _reference_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfi
             c.problems = _disagreements(c.stated, values)
 
 
-def _reference_values(c: _Case, first: RawRun, second: RawRun, offset: int) -> tuple[list[Any], list[Problem]]:
+def _reference_values(c: Case, first: RawRun, second: RawRun, offset: int) -> tuple[list[Any], list[Problem]]:
     """Expected values from two runs of the reference, or the problems that rule them out."""
     if first.load_status is not None:
         return [], [Problem("reference_" + first.load_status, f"the reference does not load: {first.load_error}")]
@@ -176,16 +143,16 @@ def _disagreements(stated: list[Any], values: list[Any]) -> list[Problem]:
                     f"reference's output (first: test {i} states {stated[i]!r:.40}, the reference returns {values[i]!r:.40})")]
 
 
-def _mutant_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+def _mutant_phase(cases: list[Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
     if cfg.max_mutants == 0:
         return
-    jobs = [(c, m, _submit(pool, m, c, c.inputs, _mutant_limit(c, cfg), mutant=True)) for c in cases
+    jobs = [(c, m, _submit(pool, m, c, c.inputs, mutant_limit(c, cfg), mutant=True)) for c in cases
             for m in mutants(c.reference, cfg.max_mutants) + trivial_programs(c.task, c.values)]
     for c, source, future in jobs:
         _tally(c, source, future.result(), c.values)
 
 
-def _tally(c: _Case, source: str, run: RawRun, expected: list[Any]) -> None:
+def _tally(c: Case, source: str, run: RawRun, expected: list[Any]) -> None:
     if run.load_status is not None:
         return
     c.ran += 1
@@ -199,18 +166,7 @@ def _caught(run: RawRun, expected: list[Any]) -> bool:
     return any(o.kind is not OutcomeKind.VALUE or not values_equal(o.value, e) for o, e in zip(run.outcomes, expected))
 
 
-def _weak(c: _Case, cfg: GenerationConfig) -> bool:
-    ratio = c.kill_ratio
-    return ratio is not None and ratio < cfg.mutant_kill_ratio
-
-
-def _family_probes(c: _Case) -> bool:
-    """Whether a weak case asks its family for probe inputs that join its tests (a generated draft), rather than
-    having its own inputs edited to recognise equivalent mutants (a task file, a family-less draft)."""
-    return bool(c.task.family) and c.task.family in FAMILIES and c.stated is None
-
-
-def _equivalence_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+def _equivalence_phase(cases: list[Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
     """Survivors that return what the reference returns on every probe input made by editing the task's own inputs
     are presumed equivalent and leave the ratio's denominator; the tests are left as written."""
     probes = {id(c): argument_probes(c.inputs, cfg.probe_inputs, c.task.task_id) for c in cases}
@@ -220,7 +176,7 @@ def _equivalence_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationCon
             for c in cases]
     answered = {id(c): _answered(first.result(), second.result()) for c, (first, second) in zip(cases, runs)}
     cases = [c for c in cases if len(answered[id(c)]) >= MIN_PROBES]
-    jobs = [(c, m, _submit(pool, m, c, [probes[id(c)][i] for i in answered[id(c)]], _mutant_limit(c, cfg),
+    jobs = [(c, m, _submit(pool, m, c, [probes[id(c)][i] for i in answered[id(c)]], mutant_limit(c, cfg),
                            mutant=True)) for c in cases for m in c.survivors]
     for c, _source, future in jobs:
         if not _caught(future.result(), list(answered[id(c)].values())):
@@ -243,7 +199,7 @@ def _answered(first: RawRun, second: RawRun) -> dict[int, Any]:
     return out
 
 
-def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
+def _probe_phase(cases: list[Case], pool: SandboxPool, cfg: GenerationConfig) -> None:
     """Ask each weak case's family once for probe inputs. Probe inputs that catch a surviving mutant join the
     hidden tests; survivors no probe input catches are presumed equivalent and leave the ratio's denominator."""
     probes = {id(c): [tuple(a) for a in FAMILIES.get(c.task.family).more_inputs(c.task.params, c.task.task_id,
@@ -258,7 +214,7 @@ def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -
         probe_case = replace(c, task=replace(c.task, test_cases=tuple(TestCase(a, None) for a in probes[id(c)]), hidden_test_cases=()))
         expected[id(c)], problems = _reference_values(probe_case, first.result(), second.result(), 0)
         c.problems = [Problem(p.code, p.detail.replace("test", "probe input", 1)) for p in problems]
-    jobs = [(c, m, _submit(pool, m, c, probes[id(c)], _mutant_limit(c, cfg), mutant=True))
+    jobs = [(c, m, _submit(pool, m, c, probes[id(c)], mutant_limit(c, cfg), mutant=True))
             for c in cases if not c.problems for m in c.survivors]
     catches: dict[int, list[set[int]]] = {id(c): [] for c in cases}
     for c, _source, future in jobs:
@@ -268,52 +224,10 @@ def _probe_phase(cases: list[_Case], pool: SandboxPool, cfg: GenerationConfig) -
         catches[id(c)].append(caught)
     for c in cases:
         if not c.problems:
-            _adopt_probes(c, probes[id(c)], expected[id(c)], catches[id(c)])
+            adopt_probes(c, probes[id(c)], expected[id(c)], catches[id(c)])
 
 
-def _adopt_probes(c: _Case, probes: list[tuple[Any, ...]], expected: list[Any], catches: list[set[int]]) -> None:
-    # Greedy cover: add the probe input that catches most still-uncaught survivors, until none is left to catch.
-    chosen: list[int] = []
-    open_sets = [s for s in catches if s]
-    while open_sets:
-        best = max(range(len(probes)), key=lambda i: (sum(i in s for s in open_sets), -i))
-        chosen.append(best)
-        open_sets = [s for s in open_sets if best not in s]
-    c.killed += sum(1 for s in catches if s)
-    c.equivalent = sum(1 for s in catches if not s)
-    c.survivors = []
-    added = tuple(TestCase(probes[i], None) for i in sorted(chosen))
-    c.task = replace(c.task, hidden_test_cases=c.task.hidden_test_cases + added)
-    c.values = c.values + [expected[i] for i in sorted(chosen)]
-
-
-def _finish(c: _Case, cfg: GenerationConfig) -> ValidationOutcome:
-    ratio = c.kill_ratio
-    if not c.problems and cfg.max_mutants and c.ran == 0:
-        c.problems = [Problem("no_mutants", "no mutant of the reference and no trivial wrong answer could be run "
-                              "against the tests, so nothing shows they tell a wrong answer from a right one; "
-                              "give the function an argument or add tests with different expected values")]
-    if not c.problems and _weak(c, cfg):
-        c.problems = [Problem("weak_tests", f"the tests catch {c.killed} of {c.ran - c.equivalent} mutants of the reference "
-                              f"({ratio:.2f}), below mutant_kill_ratio = {cfg.mutant_kill_ratio}")]
-    if c.problems:
-        return ValidationOutcome.rejected(c.task.task_id, c.problems, ratio)
-    tests = [TestCase(tuple(t.args), v) for t, v in zip(c.task.all_tests, c.values)]
-    n_public = len(c.task.test_cases)
-    params = dict(c.task.params)
-    if ratio is not None:
-        params["mutant_kill_ratio"] = round(ratio, 4)
-        params["mutants_equivalent"] = c.equivalent
-    task = replace(c.task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]), params=params,
-                   reference_cpu_s=round(c.cpu_s, 6))
-    return ValidationOutcome(True, task, task_id=task.task_id, kill_ratio=ratio)
-
-
-def _mutant_limit(c: _Case, cfg: GenerationConfig) -> float:
-    return max(cfg.mutant_time_limit_s, 20 * c.cpu_s)
-
-
-def _submit(pool: SandboxPool, code: str, c: _Case, inputs: Sequence[Sequence[Any]], limit: float,
+def _submit(pool: SandboxPool, code: str, c: Case, inputs: Sequence[Sequence[Any]], limit: float,
             mutant: bool = False, hash_seed: int | None = None) -> Future[RawRun]:
     n = len(inputs)
     # One timed-out test already catches a mutant, so its whole run gets little more than one test's limit:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spade.config import GenerationConfig
@@ -33,10 +32,11 @@ from spade.kinds.program.run import (
     stop_after_timeout,
 )
 from spade.pycode import parse_untrusted
-from spade.records import Task, TaskDraft, TestCase, TestStatus
+from spade.records import Task, TaskDraft, TestStatus
 from spade.registry import FAMILIES
 from spade.sandbox.layers import ALT_HASH_SEED
 from spade.sandbox.program import ProgramJob, ProgramRun, ProgramVerdict
+from spade.validate.case import Case, adopt_probes, asks_family, draft_case, finish, mutant_limit, weak
 from spade.validate.mutants import mutants
 from spade.validate.outcome import Problem, ValidationOutcome
 from spade.validate.probes import MIN_PROBES, stdin_probes
@@ -49,45 +49,19 @@ _BAD_RUN = {ProgramVerdict.TIMEOUT: "reference_timeout", ProgramVerdict.MEMORY: 
             ProgramVerdict.KILLED: "reference_killed", ProgramVerdict.INTERNAL_ERROR: "reference_internal_error"}
 
 
-@dataclass
-class _Case:
-    task: Task  # expected outputs are placeholders until the reference has run
-    stated: list[Any] | None
-    problems: list[Problem] = field(default_factory=list)
-    values: list[str] = field(default_factory=list)
-    cpu_s: float = 0.0
-    ran: int = 0
-    killed: int = 0
-    equivalent: int = 0
-    survivors: list[str] = field(default_factory=list)
-
-    @property
-    def reference(self) -> str:
-        return self.task.reference_solution or ""
-
-    @property
-    def inputs(self) -> list[tuple[Any, ...]]:
-        return [tuple(t.args) for t in self.task.all_tests]
-
-    @property
-    def kill_ratio(self) -> float | None:
-        judged = self.ran - self.equivalent
-        return self.killed / judged if judged else (1.0 if self.ran else None)
-
-
 def validate_program_drafts(drafts: Sequence[TaskDraft], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
-    items: list[_Case | ValidationOutcome] = []
+    items: list[Case | ValidationOutcome] = []
     for d in drafts:
-        task = _task_of(d, cfg)
-        problems = static_problems(task, draft=True)
-        items.append(ValidationOutcome.rejected(d.task_id, problems) if problems else _Case(task, None))
+        case = draft_case(d, cfg)
+        problems = static_problems(case.task, draft=True)
+        items.append(ValidationOutcome.rejected(d.task_id, problems) if problems else case)
     return _run_phases(items, pool, cfg)
 
 
 def validate_program_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
     if pool is None and any(t.reference_solution for t in tasks):
         raise ValidationError("validating program tasks needs a SandboxPool: some have a reference_solution to run")
-    items: list[_Case | ValidationOutcome] = []
+    items: list[Case | ValidationOutcome] = []
     for t in tasks:
         problems = static_problems(t, draft=False)
         if problems:
@@ -96,19 +70,8 @@ def validate_program_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: Gene
             items.append(ValidationOutcome(True, t, notes=("static_only: no reference_solution, so nothing was run",),
                                            task_id=t.task_id))
         else:
-            items.append(_Case(t, [c.expected for c in t.all_tests]))
+            items.append(Case(t, [c.expected for c in t.all_tests]))
     return _run_phases(items, pool, cfg)
-
-
-def _task_of(d: TaskDraft, cfg: GenerationConfig) -> Task:
-    inputs = list(d.all_inputs)
-    n_public = min(len(d.public_inputs), int(len(inputs) * (1 - cfg.min_hidden_share) + 1e-9))
-    return Task(task_id=d.task_id, description=d.description, signature=d.signature, entry_point=d.entry_point,
-                difficulty=d.difficulty, tags=d.tags,
-                test_cases=tuple(TestCase(tuple(a), None) for a in inputs[:n_public]),
-                hidden_test_cases=tuple(TestCase(tuple(a), None) for a in inputs[n_public:]),
-                reference_solution=d.reference_solution, family=d.family, params=dict(d.params),
-                provenance=dict(d.provenance), kind=d.kind)
 
 
 def static_problems(task: Task, *, draft: bool) -> list[Problem]:
@@ -153,15 +116,15 @@ def _reference_problems(reference: str) -> list[Problem]:
     return []
 
 
-def _run_phases(items: list[_Case | ValidationOutcome], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
-    cases = [c for c in items if isinstance(c, _Case)]
+def _run_phases(items: list[Case | ValidationOutcome], pool: Scorer, cfg: GenerationConfig) -> list[ValidationOutcome]:
+    cases = [c for c in items if isinstance(c, Case)]
     if cases:
         _reference_phase(cases, pool, cfg)
         _mutant_phase([c for c in cases if not c.problems], pool, cfg)
-        weak = [c for c in cases if not c.problems and _weak(c, cfg) and cfg.probe_inputs]
-        _probe_phase([c for c in weak if _family_probes(c)], pool, cfg)
-        _equivalence_phase([c for c in weak if not _family_probes(c)], pool, cfg)
-    return [item if isinstance(item, ValidationOutcome) else _finish(item, cfg) for item in items]
+        weak_cases = [c for c in cases if not c.problems and weak(c, cfg) and cfg.probe_inputs]
+        _probe_phase([c for c in weak_cases if asks_family(c)], pool, cfg)
+        _equivalence_phase([c for c in weak_cases if not asks_family(c)], pool, cfg)
+    return [item if isinstance(item, ValidationOutcome) else finish(item, cfg, need_mutants=False) for item in items]
 
 
 def _submit(pool: Scorer, code: str, inputs: Sequence[Sequence[Any]], limit: float,
@@ -171,7 +134,7 @@ def _submit(pool: Scorer, code: str, inputs: Sequence[Sequence[Any]], limit: flo
                                            max_output_bytes=cap, hash_seed=hash_seed)) for args in inputs]
 
 
-def _reference_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+def _reference_phase(cases: list[Case], pool: Scorer, cfg: GenerationConfig) -> None:
     # The second run is on a worker with another str hash seed: output that depends on set order differs.
     runs = [(_submit(pool, c.reference, c.inputs, cfg.reference_time_limit_s),
              _submit(pool, c.reference, c.inputs, cfg.reference_time_limit_s, hash_seed=ALT_HASH_SEED))
@@ -235,15 +198,11 @@ def trivial_problems(values: list[str], mode: str) -> list[Problem]:
     return []
 
 
-def _mutant_limit(c: _Case, cfg: GenerationConfig) -> float:
-    return max(cfg.mutant_time_limit_s, 20 * c.cpu_s)
-
-
-def _mutant_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+def _mutant_phase(cases: list[Case], pool: Scorer, cfg: GenerationConfig) -> None:
     limit = min(cfg.max_mutants, PROGRAM_MUTANTS)
     if limit == 0:
         return
-    jobs = [(c, m, _submit(pool, m, c.inputs, _mutant_limit(c, cfg))) for c in cases
+    jobs = [(c, m, _submit(pool, m, c.inputs, mutant_limit(c, cfg))) for c in cases
             for m in mutants(c.reference, limit)]
     for _, _, futures in jobs:
         stop_after_timeout(futures)  # a timeout already catches the mutant: a looping one costs one limit
@@ -271,16 +230,7 @@ def _caught(runs: list[ProgramRun], expected: list[str], mode: str) -> set[int]:
             if judge_run(k, False, r, e, mode).status is not TestStatus.PASSED}
 
 
-def _weak(c: _Case, cfg: GenerationConfig) -> bool:
-    ratio = c.kill_ratio
-    return ratio is not None and ratio < cfg.mutant_kill_ratio
-
-
-def _family_probes(c: _Case) -> bool:
-    return bool(c.task.family) and c.task.family in FAMILIES and c.stated is None
-
-
-def _equivalence_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+def _equivalence_phase(cases: list[Case], pool: Scorer, cfg: GenerationConfig) -> None:
     """Survivors printing what the reference prints on every stdin probe (a test's stdin with one integer nudged)
     are presumed equivalent and leave the ratio's denominator; probes the reference does not answer cleanly are
     dropped."""
@@ -297,14 +247,14 @@ def _equivalence_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) 
             if not problems:
                 kept[id(c)].append((probe, values[0]))
     cases = [c for c in cases if len(kept[id(c)]) >= MIN_PROBES]
-    jobs = [(c, _submit(pool, m, [p for p, _ in kept[id(c)]], _mutant_limit(c, cfg))) for c in cases
+    jobs = [(c, _submit(pool, m, [p for p, _ in kept[id(c)]], mutant_limit(c, cfg))) for c in cases
             for m in c.survivors]
     for c, futures in jobs:
         if not _caught([f.result() for f in futures], [v for _, v in kept[id(c)]], match_mode(c.task)):
             c.equivalent += 1
 
 
-def _probe_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> None:
+def _probe_phase(cases: list[Case], pool: Scorer, cfg: GenerationConfig) -> None:
     """Ask each weak case's family once for more stdin inputs; those that catch a surviving mutant join the hidden
     tests, survivors none catches are presumed equivalent (left out of the ratio), as for Python functions."""
     probes = {id(c): [tuple(a) for a in FAMILIES.get(c.task.family).more_inputs(
@@ -318,45 +268,11 @@ def _probe_phase(cases: list[_Case], pool: Scorer, cfg: GenerationConfig) -> Non
         expected[id(c)], problems = reference_outputs(probes[id(c)], [f.result() for f in first],
                                                       [f.result() for f in second])
         c.problems.extend(Problem(p.code, p.detail.replace("test", "probe input", 1)) for p in problems)
-    jobs = [(c, _submit(pool, m, probes[id(c)], _mutant_limit(c, cfg))) for c in cases if not c.problems
+    jobs = [(c, _submit(pool, m, probes[id(c)], mutant_limit(c, cfg))) for c in cases if not c.problems
             for m in c.survivors]
     catches: dict[int, list[set[int]]] = {id(c): [] for c in cases}
     for c, futures in jobs:
         catches[id(c)].append(_caught([f.result() for f in futures], expected[id(c)], match_mode(c.task)))
     for c in cases:
         if not c.problems:
-            _adopt(c, probes[id(c)], expected[id(c)], catches[id(c)])
-
-
-def _adopt(c: _Case, probes: list[tuple[Any, ...]], expected: list[str], catches: list[set[int]]) -> None:
-    chosen: list[int] = []
-    open_sets = [s for s in catches if s]
-    while open_sets:  # greedy cover: the probe catching most still-uncaught survivors first
-        best = max(range(len(probes)), key=lambda i: (sum(i in s for s in open_sets), -i))
-        chosen.append(best)
-        open_sets = [s for s in open_sets if best not in s]
-    c.killed += sum(1 for s in catches if s)
-    c.equivalent = sum(1 for s in catches if not s)
-    c.survivors = []
-    c.task = replace(c.task, hidden_test_cases=c.task.hidden_test_cases
-                     + tuple(TestCase(probes[i], None) for i in sorted(chosen)))
-    c.values = c.values + [expected[i] for i in sorted(chosen)]
-
-
-def _finish(c: _Case, cfg: GenerationConfig) -> ValidationOutcome:
-    ratio = c.kill_ratio
-    if not c.problems and _weak(c, cfg):
-        c.problems.append(Problem("weak_tests", f"the tests catch {c.killed} of {c.ran - c.equivalent} mutants of the "
-                                                f"reference ({ratio:.2f}), below mutant_kill_ratio = "
-                                                f"{cfg.mutant_kill_ratio}"))
-    if c.problems:
-        return ValidationOutcome.rejected(c.task.task_id, c.problems, ratio)
-    tests = [TestCase(tuple(t.args), v) for t, v in zip(c.task.all_tests, c.values)]
-    n_public = len(c.task.test_cases)
-    params = dict(c.task.params)
-    if ratio is not None:
-        params["mutant_kill_ratio"] = round(ratio, 4)
-        params["mutants_equivalent"] = c.equivalent
-    task = replace(c.task, test_cases=tuple(tests[:n_public]), hidden_test_cases=tuple(tests[n_public:]),
-                   params=params, reference_cpu_s=round(c.cpu_s, 6))
-    return ValidationOutcome(True, task, task_id=task.task_id, kill_ratio=ratio)
+            adopt_probes(c, probes[id(c)], expected[id(c)], catches[id(c)])
