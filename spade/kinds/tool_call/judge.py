@@ -22,6 +22,8 @@ import re
 import sys
 from typing import Any
 
+# Standard library only: the sandbox runs this file on its own, where spade is not importable (so the bounds below
+# repeat spade.untrusted's rather than import them).
 MAX_ANSWER_CHARS = 20_000
 MAX_CALLS = 8
 MAX_DEPTH = 12
