@@ -641,6 +641,10 @@ class SelfplayConfig(_Section):
     """Share of proposer prompts whose worked example is one of the run's learnable proposals (the solver solved
     it sometimes: 0 < solve rate < 1), when it has any; the others show one of its newest valid proposals. 0.75: the
     only setting measured under which the admitted proposals grow more learnable over a run (docs/selfplay.md)."""
+    retire_copied: int = Field(0, ge=0, le=100000)
+    """K > 0: a proposal shown as the worked example is shown no more once K proposals made under it copied it
+    (reason duplicate_example); 0: never retired. A shown proposal is copied more often once it was copied before
+    (docs/selfplay.md, Copies and the example pool)."""
     generator_refresh: int = Field(0, ge=0, le=100000)
     """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
     every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""

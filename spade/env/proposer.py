@@ -95,8 +95,9 @@ def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, 
     mix = MixState.from_dict((state.selfplay or {}).get("mix") or {}, cfg.selfplay)
     tasks = prompts.proposer_prompts(ids, random.Random(seed), mix.mode_weights,
                                      lambda m: prompts.level_of(controller, m, cfg.evolution.initial_difficulty),
-                                     prompts.recent_examples(store), mode,
-                                     learnable=prompts.learnable_examples(store, cfg.selfplay.learnable_examples),
+                                     prompts.recent_examples(store, retire=cfg.selfplay.retire_copied), mode,
+                                     learnable=prompts.learnable_examples(store, cfg.selfplay.learnable_examples,
+                                                                          cfg.selfplay.retire_copied),
                                      learnable_share=cfg.selfplay.learnable_examples)
     return [ProposerPrompt(t, iteration) for t in tasks]
 

@@ -4,8 +4,8 @@ In: prompt ids, a seeded RNG, the mix's mode weights, each mode's difficulty and
 Out: proposer prompt tasks (spade.kinds.code_reasoning.proposer_role renders them), each in a mode drawn by the
 weights (or the one asked for), at the difficulty of its family `selfplay_<mode>`, with one earlier proposal drawn
 as the worked example: for selfplay.learnable_examples of the prompts (when the run has any) one the solver solved
-sometimes, else one of the newest valid proposals. `prompt_json` / `prompt_task` are the prompt as the proposals
-table stores it and back.
+sometimes, else one of the newest valid proposals; with selfplay.retire_copied K, none that K proposals copied.
+`prompt_json` / `prompt_task` are the prompt as the proposals table stores it and back.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from spade.kinds.code_reasoning.proposer_role import proposer_task
 from spade.records import Task
 from spade.store import RunStore
-from spade.store.proposals import recent_programs
+from spade.store.proposals import copied_examples, recent_programs
 
 if TYPE_CHECKING:
     from spade.curriculum import Controller
@@ -26,15 +26,18 @@ if TYPE_CHECKING:
 EXAMPLES = 16  # recent valid proposals one example is drawn from
 
 
-def recent_examples(store: RunStore, *, learnable: bool = False) -> list[str]:
+def recent_examples(store: RunStore, *, learnable: bool = False, retire: int = 0) -> list[str]:
     """The newest valid proposals of the run (with `learnable`, those the solver solved sometimes), as worked
-    examples: `def f(` and the completion up to its fence."""
-    return [("def f(" + text).split("```", 1)[0] for _, text in recent_programs(store, EXAMPLES, learnable=learnable)]
+    examples: `def f(` and the completion up to its fence; with `retire` K > 0, none that K proposals copied."""
+    retired = {text for text, n in copied_examples(store).items() if n >= retire} if retire > 0 else set()
+    shown = [("def f(" + text).split("```", 1)[0]
+             for _, text in recent_programs(store, EXAMPLES + len(retired), learnable=learnable)]
+    return [text for text in shown if text not in retired][:EXAMPLES]
 
 
-def learnable_examples(store: RunStore, share: float) -> list[str]:
+def learnable_examples(store: RunStore, share: float, retire: int = 0) -> list[str]:
     """The learnable worked examples for prompts that show one with probability `share` (none read when 0)."""
-    return recent_examples(store, learnable=True) if share > 0 else []
+    return recent_examples(store, learnable=True, retire=retire) if share > 0 else []
 
 
 def level_of(controller: Controller, mode: str, initial: float) -> float:

@@ -9,6 +9,7 @@ reward is final; for `spade status` and `spade report`, the run's self-play summ
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from spade.store.db import RunStore
@@ -24,6 +25,21 @@ def recent_programs(store: RunStore, limit: int, *, learnable: bool = False) -> 
     return [(r[0], r[1]) for r in store.query(
         "SELECT task_id, completion FROM proposals WHERE valid = 1 AND task_id IS NOT NULL"
         + (" AND learnability > 0" if learnable else "") + " ORDER BY rowid DESC LIMIT ?", (limit,))]
+
+
+def copied_examples(store: RunStore) -> dict[str, int]:
+    """How often each shown worked example was copied: the example text of every proposal refused as a copy of it
+    (reason duplicate_example), counted."""
+    counts: dict[str, int] = {}
+    for (prompt,) in store.query("SELECT prompt FROM proposals WHERE reason = 'duplicate_example'"):
+        try:
+            shown = json.loads(prompt)["examples"]
+        except (ValueError, TypeError, KeyError):
+            continue
+        for text in shown if isinstance(shown, list) else ():
+            if isinstance(text, str):
+                counts[text] = counts.get(text, 0) + 1
+    return counts
 
 
 def proposer_examples(store: RunStore, after_iteration: int, min_reward: float, limit: int) -> list[tuple[str, str, float]]:

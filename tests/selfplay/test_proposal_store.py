@@ -3,11 +3,14 @@ to it; the league and the proposer's examples are read back from that table."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from spade.records import Task
+from spade.selfplay.prompts import recent_examples
 from spade.store import IterationTask, IterationWrite, ProposalRecord, RunState, RunStore
 from spade.store.proposals import (
+    copied_examples,
     final_proposals,
     league_candidates,
     proposer_examples,
@@ -68,3 +71,26 @@ def test_learnable_programs_are_the_admitted_proposals_the_solver_solved_sometim
             proposals=[record("p0", 0, None, "t0", 0.5), record("p1", 0, None, "t1", 0.0),
                        record("p2", 0, None, None, -0.5)]))
         assert recent_programs(store, 5, learnable=True) == [("t0", "x): p0")]
+
+
+def copy_of(pid: str, shown: str) -> ProposalRecord:
+    """A valid proposal refused as a copy of the example its prompt showed."""
+    return ProposalRecord(pid, 1, None, "m", "induction", None, True, "duplicate_example", 1.0, None, 0.0, -0.5,
+                          json.dumps({"task_id": pid, "difficulty": 0.3, "examples": [shown], "mode": "induction"}),
+                          "x): copied")
+
+
+def test_an_example_copied_k_times_is_retired_and_the_next_newest_shown_instead(tmp_path):
+    with RunStore(tmp_path, create=True) as store:
+        store.commit_iteration(IterationWrite(
+            0, tasks=[IterationTask(task(f"t{k}"), "generated") for k in range(3)],
+            proposals=[record(f"p{k}", 0, None, f"t{k}", 0.5) for k in range(3)]))
+        store.commit_iteration(IterationWrite(1, proposals=[copy_of("c0", "def f(x): p2"), copy_of("c1", "def f(x): p2"),
+                                                            copy_of("c2", "def f(x): p1")]))
+        assert copied_examples(store) == {"def f(x): p2": 2, "def f(x): p1": 1}
+        every = ["def f(x): p2", "def f(x): p1", "def f(x): p0"]
+        assert recent_examples(store) == every  # retire 0: none retired
+        assert recent_examples(store, retire=3) == every
+        assert recent_examples(store, retire=2) == every[1:]
+        assert recent_examples(store, retire=1) == every[2:]
+        assert recent_examples(store, learnable=True, retire=2) == every[1:]
