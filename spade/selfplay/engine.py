@@ -160,7 +160,8 @@ class SelfPlay:
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "selfplay-modes"))
         initial = self.cfg.evolution.initial_difficulty
         prompts = proposer_prompts([f"proposer-{w.iteration}-{k}" for k in range(count)], rng, self.mix.mode_weights,
-                                   lambda mode: level_of(e.controller, mode, initial), recent_examples(e.store, retire=sp.retire_copied),
+                                   lambda mode: level_of(e.controller, mode, initial),
+                                   recent_examples(e.store, retire=sp.retire_copied),
                                    learnable=learnable_examples(e.store, sp.learnable_examples, sp.retire_copied),
                                    learnable_share=sp.learnable_examples)
         copy = self._generator_copy(e, w)

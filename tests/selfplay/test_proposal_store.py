@@ -85,8 +85,8 @@ def test_an_example_copied_k_times_is_retired_and_the_next_newest_shown_instead(
         store.commit_iteration(IterationWrite(
             0, tasks=[IterationTask(task(f"t{k}"), "generated") for k in range(3)],
             proposals=[record(f"p{k}", 0, None, f"t{k}", 0.5) for k in range(3)]))
-        store.commit_iteration(IterationWrite(1, proposals=[copy_of("c0", "def f(x): p2"), copy_of("c1", "def f(x): p2"),
-                                                            copy_of("c2", "def f(x): p1")]))
+        copies = [copy_of("c0", "def f(x): p2"), copy_of("c1", "def f(x): p2"), copy_of("c2", "def f(x): p1")]
+        store.commit_iteration(IterationWrite(1, proposals=copies))
         assert copied_examples(store) == {"def f(x): p2": 2, "def f(x): p1": 1}
         every = ["def f(x): p2", "def f(x): p1", "def f(x): p0"]
         assert recent_examples(store) == every  # retire 0: none retired
