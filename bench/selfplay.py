@@ -11,7 +11,8 @@ its arm configs, CPU accounting, training and grading are imported, not copied):
 Each arm is graded greedily (pass@1) on --suites (default: unseen families, HumanEval, the held-out suite) with paired bootstrap
 CIs against the base and between arms (selfplay - coevolve, coevolve - fixed, selfplay - fixed). For the selfplay
 arm, the proposer's validity rate and mean learnability in the last third of its iterations are compared with the
-first third (bootstrap 95% CI of the difference, proposals resampled within each third).
+first third (bootstrap 95% CI of the difference, proposals resampled within each third); --merge pools each
+recipe's seeds too (each seed's thirds by its own iterations, read from the arms' stores).
 Slow (45 CPU-minutes per arm by default): .venv/bin/python bench/selfplay.py [--minutes 45] [--out runs/selfplay]
 One process per arm, then one table: --arms selfplay --out runs/sp-s ... then --merge runs/sp-s runs/sp-c ...
 (bench/efficacy.py --merge reads the same efficacy.json). Other seeds: --seed 1 --label=-s1.
@@ -73,9 +74,9 @@ def bootstrap_diff(early: Sequence[float], late: Sequence[float], *, resamples: 
     return point, min(diffs[int(0.025 * resamples)], point), max(diffs[int(0.975 * resamples) - 1], point)
 
 
-def proposer_learning(run_dir: Path) -> dict[str, Any]:
-    """Validity, the admitted share (valid and not a near-duplicate), the copies (valid, but a copy of the example
-    the prompt showed) and learnability of the first and last third of the run's proposals (by iteration)."""
+def proposer_thirds(run_dir: Path) -> tuple[int, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The run's iterations and its proposals (iteration, valid, learnability, admitted, a copy of the shown
+    example) of the first and the last third of its iterations (none when it ran fewer than 3)."""
     from spade.store import RunStore
 
     with RunStore(run_dir, read_only=True) as store:
@@ -83,11 +84,15 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
                            " FROM proposals")
         iterations = store.last_iteration() + 1
     if not rows or iterations < 3:
-        return {"proposals": len(rows), "iterations": iterations}
+        return iterations, [], []
     third = iterations / 3
-    early = [r for r in rows if r[0] < third]
-    late = [r for r in rows if r[0] >= 2 * third]
-    out: dict[str, Any] = {"proposals": len(rows), "iterations": iterations}
+    return iterations, [r for r in rows if r[0] < third], [r for r in rows if r[0] >= 2 * third]
+
+
+def compare_thirds(early: Sequence[tuple[Any, ...]], late: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
+    """Validity, the admitted share (valid and not a near-duplicate), the copies (valid, but a copy of the example
+    the prompt showed) and the admitted proposals' learnability, first third against last (bootstrap CI)."""
+    out: dict[str, Any] = {}
     # A near-duplicate of a recent proposal is valid but never becomes a task: "admitted" (valid and new) tells a
     # proposer that learns apart from one that copies the example its prompt shows.
     for name, pick in (("validity", lambda r: [float(x[1]) for x in r]),
@@ -99,6 +104,37 @@ def proposer_learning(run_dir: Path) -> dict[str, Any]:
         out[name] = {"first_third": sum(a) / len(a) if a else None, "last_third": sum(b) / len(b) if b else None,
                      "difference": point, "ci95": [low, high], "n": [len(a), len(b)]}
     return out
+
+
+def proposer_learning(run_dir: Path) -> dict[str, Any]:
+    """The run's proposals, first third against last (compare_thirds), with their count and the iterations."""
+    iterations, early, late = proposer_thirds(run_dir)
+    with_rows = compare_thirds(early, late) if early or late else {}
+    from spade.store import RunStore
+
+    with RunStore(run_dir, read_only=True) as store:
+        count = store.query("SELECT COUNT(*) FROM proposals")[0][0]
+    return {"proposals": count, "iterations": iterations, **with_rows}
+
+
+def pooled_proposer_learning(dirs: Sequence[Path], names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per self-play recipe with two seeds or more among the merged arms: the seeds' first and last thirds pooled
+    (each seed's thirds by its own iterations), read from the arms' stores where they are still on disk."""
+    runs: dict[str, list[Path]] = {}
+    for d in dirs:
+        for name in names:
+            run_dir = efficacy.arm_run_dir(d, name) if name.startswith("selfplay") else None
+            if run_dir is not None and (d / "efficacy.json").is_file() \
+                    and name in json.loads((d / "efficacy.json").read_text())["arms"]:
+                runs.setdefault(re.sub(r"-s\d+$", "", name), []).append(run_dir)
+    pooled = {}
+    for recipe, run_dirs in runs.items():
+        if len(run_dirs) < 2:
+            continue
+        thirds = [proposer_thirds(r) for r in run_dirs]
+        pooled[f"{recipe} ({len(run_dirs)} seeds)"] = compare_thirds([x for t in thirds for x in t[1]],
+                                                                    [x for t in thirds for x in t[2]])
+    return pooled
 
 
 def print_compared(graded: dict[str, Any]) -> None:
@@ -156,7 +192,10 @@ def main() -> None:
     suites = [s for s in args.suites.split(",") if s]
     if args.merge:
         efficacy.merge(args.merge, args.out)
-        print_compared(json.loads((args.out / "efficacy.json").read_text())["arms"])
+        graded = json.loads((args.out / "efficacy.json").read_text())["arms"]
+        print_compared(graded)
+        for recipe, row in pooled_proposer_learning(args.merge, list(graded)).items():
+            print(f"{recipe} proposer, pooled: {json.dumps(row)}")
         return
     arms = [a for a in args.arms.split(",") if a]
     unknown = [a for a in arms if a not in ARMS]

@@ -2,6 +2,7 @@
 thirds are compared from the run's proposals table with a bootstrap CI."""
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -60,6 +61,34 @@ def test_proposer_learning_compares_the_last_third_with_the_first(tmp_path):
     assert found["copies"]["first_third"] == 0.0 and found["copies"]["last_third"] == 0.25
     point, low, high = bench.bootstrap_diff([0.0, 1.0] * 10, [1.0] * 20)
     assert point == 0.5 and 0 < low <= point <= high <= 1.0
+
+
+def _proposals(run_dir, iterations, per_iteration, valid_from):
+    """A self-play arm's store: per_iteration proposals each iteration, valid (and admitted) from valid_from on."""
+    with RunStore(run_dir, create=True) as store:
+        for i in range(iterations):
+            valid = i >= valid_from
+            store.commit_iteration(IterationWrite(i, proposals=[ProposalRecord(
+                f"p{i}-{k}", i, None, "m", "induction", f"t{i}-{k}" if valid else None, valid,
+                "ok" if valid else "no_inputs", 0.0, None, 0.5 if valid else 0.0, 0.5 if valid else -0.5, "{}", "")
+                for k in range(per_iteration)]))
+
+
+def test_merge_pools_a_recipes_seeds_first_and_last_thirds(tmp_path):
+    """Two seeds of one recipe pool their thirds (each by its own iterations); a recipe with one seed is left out."""
+    import json
+
+    bench = _bench()
+    for d, name, iterations, per, valid_from in (("a", "selfplay", 3, 2, 2), ("b", "selfplay-s1", 6, 1, 4),
+                                                 ("c", "selfplay+x", 3, 1, 0)):
+        _proposals(tmp_path / d / re.split(r"[+-]", name)[0], iterations, per, valid_from)
+        (tmp_path / d / "efficacy.json").write_text(json.dumps({"minutes": 45.0, "arms": {name: {}}}))
+    pooled = bench.pooled_proposer_learning([tmp_path / d for d in "abc"], ["selfplay", "selfplay-s1", "selfplay+x"])
+    assert list(pooled) == ["selfplay (2 seeds)"]
+    row = pooled["selfplay (2 seeds)"]
+    assert row["validity"]["n"] == [2 + 2, 2 + 2]  # seed 0: iteration 0 and 2; seed 1: iterations 0-1 and 4-5
+    assert row["validity"]["first_third"] == 0.0 and row["validity"]["last_third"] == 1.0
+    assert row["learnability"]["n"] == [0, 4] and row["learnability"]["last_third"] == 0.5
 
 
 def test_bench_proposals_judges_a_runs_stored_proposals_again(tmp_path):
