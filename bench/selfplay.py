@@ -74,9 +74,9 @@ def bootstrap_diff(early: Sequence[float], late: Sequence[float], *, resamples: 
     return point, min(diffs[int(0.025 * resamples)], point), max(diffs[int(0.975 * resamples) - 1], point)
 
 
-def proposer_thirds(run_dir: Path) -> tuple[int, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The run's iterations and its proposals (iteration, valid, learnability, admitted, a copy of the shown
-    example) of the first and the last third of its iterations (none when it ran fewer than 3)."""
+def proposer_thirds(run_dir: Path) -> tuple[int, int, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The run's proposal count, its iterations and its proposals (iteration, valid, learnability, admitted, a copy
+    of the shown example) of the first and the last third of its iterations (none when it ran fewer than 3)."""
     from spade.store import RunStore
 
     with RunStore(run_dir, read_only=True) as store:
@@ -84,9 +84,9 @@ def proposer_thirds(run_dir: Path) -> tuple[int, list[tuple[Any, ...]], list[tup
                            " FROM proposals")
         iterations = store.last_iteration() + 1
     if not rows or iterations < 3:
-        return iterations, [], []
+        return len(rows), iterations, [], []
     third = iterations / 3
-    return iterations, [r for r in rows if r[0] < third], [r for r in rows if r[0] >= 2 * third]
+    return len(rows), iterations, [r for r in rows if r[0] < third], [r for r in rows if r[0] >= 2 * third]
 
 
 def compare_thirds(early: Sequence[tuple[Any, ...]], late: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
@@ -108,13 +108,8 @@ def compare_thirds(early: Sequence[tuple[Any, ...]], late: Sequence[tuple[Any, .
 
 def proposer_learning(run_dir: Path) -> dict[str, Any]:
     """The run's proposals, first third against last (compare_thirds), with their count and the iterations."""
-    iterations, early, late = proposer_thirds(run_dir)
-    with_rows = compare_thirds(early, late) if early or late else {}
-    from spade.store import RunStore
-
-    with RunStore(run_dir, read_only=True) as store:
-        count = store.query("SELECT COUNT(*) FROM proposals")[0][0]
-    return {"proposals": count, "iterations": iterations, **with_rows}
+    count, iterations, early, late = proposer_thirds(run_dir)
+    return {"proposals": count, "iterations": iterations, **(compare_thirds(early, late) if early or late else {})}
 
 
 def pooled_proposer_learning(dirs: Sequence[Path], names: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -122,18 +117,18 @@ def pooled_proposer_learning(dirs: Sequence[Path], names: Sequence[str]) -> dict
     (each seed's thirds by its own iterations), read from the arms' stores where they are still on disk."""
     runs: dict[str, list[Path]] = {}
     for d in dirs:
-        for name in names:
-            run_dir = efficacy.arm_run_dir(d, name) if name.startswith("selfplay") else None
-            if run_dir is not None and (d / "efficacy.json").is_file() \
-                    and name in json.loads((d / "efficacy.json").read_text())["arms"]:
+        held = json.loads((d / "efficacy.json").read_text())["arms"] if (d / "efficacy.json").is_file() else {}
+        for name in [n for n in names if n in held and n.startswith("selfplay")]:
+            run_dir = efficacy.arm_run_dir(d, name)
+            if run_dir is not None:
                 runs.setdefault(re.sub(r"-s\d+$", "", name), []).append(run_dir)
     pooled = {}
     for recipe, run_dirs in runs.items():
         if len(run_dirs) < 2:
             continue
         thirds = [proposer_thirds(r) for r in run_dirs]
-        pooled[f"{recipe} ({len(run_dirs)} seeds)"] = compare_thirds([x for t in thirds for x in t[1]],
-                                                                    [x for t in thirds for x in t[2]])
+        pooled[f"{recipe} ({len(run_dirs)} seeds)"] = compare_thirds([x for t in thirds for x in t[2]],
+                                                                    [x for t in thirds for x in t[3]])
     return pooled
 
 
