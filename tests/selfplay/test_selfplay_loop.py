@@ -19,7 +19,7 @@ training: {batch_size: 2, steps_per_update: 1, epochs: 0, max_examples: 4, max_s
 eval: {every: 0}
 executor: {workers: 2}
 selfplay: {enabled: true, proposer_share: 0.67, proposer_period: 1, proposer_min_reward: -0.1,
-           proposer_min_examples: 1, league_every: 2, proposals_per_slot: 3,
+           proposer_min_examples: 1, league_every: 2, proposals_per_slot: 2,
            league_share: 0.34, collapse_distinct: 1.0, collapse_iterations: 1, complete_inputs: true,
            modes: {deduction: 1, abduction: 1, induction: 1}}
 """
@@ -44,8 +44,8 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
     # Proposals from every iteration, each naming the weights that made it; admitted ones are solved and rewarded
     # by learnability from those rollouts.
     assert {p[0] for p in proposals} == {0, 1, 2}
-    # Iteration 0 (no league yet): the proposer's two slots of three tasks, three prompts each.
-    assert sum(p[0] == 0 for p in proposals) == 6
+    # Iteration 0 (no league yet): the proposer's two slots of three tasks, two prompts each.
+    assert sum(p[0] == 0 for p in proposals) == 4
     assert len({p[1] for p in proposals}) >= 2 and all(p[1] for p in proposals)
     admitted = [p for p in proposals if p[3] is not None]
     assert admitted and kinds == {"code_reasoning"}
