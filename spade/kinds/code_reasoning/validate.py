@@ -2,9 +2,7 @@
 
 In: drafts (a program and candidate inputs, no outputs) or tasks (stated outputs, to be reproduced), the pool and
 the GenerationConfig. Out: one ValidationOutcome each, in order. Induction tasks are Python function tasks shown
-differently, so they are validated as those are (spade.validate.dynamic: reference run twice, mutants must fail),
-and are refused when the program returns the same value on every input (constant_output: `return <value>` passes
-every test, and a constant reference makes that answer look like one of its own equivalent mutants).
+differently, so they are validated as those are (spade.validate.dynamic: reference run twice, mutants must fail).
 Deduction and abduction tasks:
 - static: a known mode, a program of at most MAX_PROGRAM_CHARS that parses and defines the entry point, inputs;
 - the program runs on every input twice (the second time on a worker with another str hash seed); each run must
@@ -119,20 +117,9 @@ def _split(items: Sequence[Any], induction: Any, others: Any) -> list[Validation
         done = (induction if is_induction else others)([items[i] for i in indices])
         for i, outcome in zip(indices, done):
             if is_induction and outcome.task is not None:
-                outcome = _varying(replace(outcome, task=replace(outcome.task, kind=KIND)))
+                outcome = replace(outcome, task=replace(outcome.task, kind=KIND))
             out[i] = outcome
     return [o for o in out if o is not None]
-
-
-def _varying(outcome: ValidationOutcome) -> ValidationOutcome:
-    """An accepted induction task, or its refusal when all its tests expect one value (two tests or more)."""
-    assert outcome.task is not None
-    values = [c.expected for c in outcome.task.all_tests]
-    if len(values) > 1 and all(values_equal(v, values[0]) for v in values):
-        return ValidationOutcome.rejected(outcome.task_id, [Problem(
-            "constant_output", f"the program returns {values[0]!r:.40} on every input; a function returning that "
-                               "value passes every test")], outcome.kill_ratio)
-    return outcome
 
 
 def static_problems(task: Task, inputs: list[tuple[Any, ...]]) -> list[Problem]:

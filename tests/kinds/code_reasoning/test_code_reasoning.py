@@ -192,24 +192,3 @@ def test_admitted_proposals_past_the_slots_are_surplus_unplayed_and_unrewarded(p
     record = extra.record(0, None, "m", SelfplayConfig(), None)
     assert record.valid and record.task_id is None and record.reward == 0.0
     assert bound_admitted(entries, 5) == 0 and [e.admitted for e in entries] == [True, True, False]
-
-
-def test_an_induction_proposal_whose_function_returns_one_value_on_every_input_is_refused(pool):
-    """The 135M proposer drifted to functions that print and return None (28 of 65 admitted proposals of one
-    default self-play run returned one value on every input): `return None` passes every test of such a task, and
-    it passed validation because a constant reference's constant mutant is one of its equivalents. Deduction and
-    abduction already refused it; induction now does too, whatever the constant, while a varying one is kept."""
-    from spade.kinds.code_reasoning.proposer_role import proposer_task
-    from spade.selfplay.judging import judge, judged
-
-    prompt = proposer_task("proposer-0-0", 0.3, [], "induction")
-    printing = judged("p0", prompt, 'lst):\n    """Print the list."""\n    print(f"the list: {lst}")\n\n'
-                                    "print(f([1, 2]))\nprint(f('ab'))\nprint(f(3))\nprint(f([]))\n```", True)
-    constant = judged("p1", prompt, "s):\n    return 'f({s}!)'\n\nprint(f('a'))\nprint(f('bc'))\nprint(f('d'))\n"
-                                    "print(f('xyz'))\n```", True)
-    varying = judged("p2", prompt, "x):\n    y = x * 2\n    return y + 7\n\nprint(f(1))\nprint(f(2))\nprint(f(3))\n"
-                                   "print(f(4))\n```", True)
-    judge([printing, constant, varying], pool, CFG, iteration=0, checkpoint=None, model="m")
-    assert [printing.reason, constant.reason] == ["constant_output", "constant_output"]
-    assert not printing.valid and not constant.valid
-    assert varying.valid and varying.task is not None and varying.reason == "ok"
