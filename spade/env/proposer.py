@@ -98,7 +98,8 @@ def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, 
                                      prompts.recent_examples(store, retire=cfg.selfplay.retire_copied), mode,
                                      learnable=prompts.learnable_examples(store, cfg.selfplay.learnable_examples,
                                                                           cfg.selfplay.retire_copied),
-                                     learnable_share=cfg.selfplay.learnable_examples)
+                                     learnable_share=cfg.selfplay.learnable_examples,
+                                     describe=cfg.selfplay.describe)
     return [ProposerPrompt(t, iteration) for t in tasks]
 
 
