@@ -7,8 +7,11 @@ shared machine hits all alike; prints sequences/s and new tokens/s per engine an
 sampler to the other two (sequences/s: what the loop waits for). Also the cost of re-reading the weights after
 an update (the static sampler's refresh).
 Run: .venv/bin/python bench/sampling.py [--config configs/tiny.yaml] [--threads 2] [--rounds 2] [--lora trained]
+[--breakdown]
 (--lora fresh|trained: the model wrapped in LoRA adapters as the loop's trainer wraps it, so every engine samples
 what the loop samples; without it the bare model, which the loop samples only with training off).
+--breakdown: where the static sampler's time goes instead (its prefill, its decode steps by live rows, the rest; then
+the operators' shares of one decode step at the fewest and the most rows, from torch.profiler).
 """
 
 from __future__ import annotations
@@ -91,6 +94,8 @@ def main() -> None:
     p.add_argument("--lora", choices=("off", "fresh", "trained"), default="off",
                    help="sample as the loop does once its trainer has wrapped the model in LoRA adapters (training."
                         "lora_r): fresh (B = 0, before the first update) or trained (B moved, as after one)")
+    p.add_argument("--breakdown", action="store_true",
+                   help="time the static sampler's prefill, decode steps and operators instead of comparing engines")
     args = p.parse_args()
     cfg = load_config(args.config)
     s = cfg.sampling.model_copy(update={"threads": args.threads})
@@ -103,6 +108,9 @@ def main() -> None:
     size = policy.batch_size_for(texts)  # sampling.batch_size, or what `auto` picks; the same for every engine
     batches = [texts[i:i + size] for i in range(0, len(texts), size)]
     policy.model.eval()
+    if args.breakdown:
+        breakdown(policy, batches, s, args.rounds)
+        return
     decoders = {name: make_decoder(name, policy.model, policy.tokenizer) for name in ("static", "hf")}
     for d in decoders.values():  # one-off warm-up (bf16 kernels, first allocation) charged to no engine
         d.generate(texts[:2], max_new_tokens=4, temperature=s.temperature, top_p=s.top_p, seed=0)
@@ -139,6 +147,71 @@ def main() -> None:
     if args.lora == "off":
         full, lora = refresh_seconds(policy, decoders["static"])
         print(f"weight refresh after an update: {full:.3f} s of every parameter, {lora:.3f} s of LoRA adapters only")
+
+
+def breakdown(policy: EmbeddedPolicy, batches: list[list[str]], s: Any, rounds: int) -> None:
+    """The static sampler's time split: each call of the workload timed around its prefill and its decode steps
+    (the module's own functions, wrapped for the bench), steps grouped by live rows; then torch.profiler's
+    operator shares of 10 decode steps at the fewest and the most rows seen, on a cache as long as the calls'."""
+    import collections
+
+    import torch
+
+    from spade.policy import static_decode
+
+    decoder = make_decoder("static", policy.model, policy.tokenizer)
+    decoder.generate(batches[0][:2], max_new_tokens=4, temperature=s.temperature, top_p=s.top_p, seed=0)  # warm-up
+    prefill, step = static_decode._prefill, static_decode._decode_step
+    spent = {"prefill": 0.0}
+    steps: dict[int, list[float]] = collections.defaultdict(list)
+    shape: dict[str, Any] = {}
+
+    def timed_prefill(*a: Any) -> Any:
+        started = time.perf_counter()
+        out = prefill(*a)
+        spent["prefill"] += time.perf_counter() - started
+        return out
+
+    def timed_step(w: Any, tokens: Any, positions: Any, column: int, rope: Any, cache: Any, bias: Any) -> Any:
+        started = time.perf_counter()
+        out = step(w, tokens, positions, column, rope, cache, bias)
+        steps[tokens.shape[0]].append(time.perf_counter() - started)
+        shape.update(length=cache.shape[4], column=column)
+        return out
+
+    static_decode._prefill, static_decode._decode_step = timed_prefill, timed_step
+    try:
+        for r in range(rounds):
+            spent["prefill"] = 0.0
+            steps.clear()
+            started = time.perf_counter()
+            for b, batch in enumerate(batches):
+                decoder.generate(batch, max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
+                                 seed=r * 1000 + b)
+            total = time.perf_counter() - started
+            stepping = sum(sum(v) for v in steps.values())
+            print(f"round {r}: {total:.2f} s in all: prefill {spent['prefill']:.2f} s, "
+                  f"{sum(len(v) for v in steps.values())} decode steps {stepping:.2f} s, "
+                  f"the rest {total - spent['prefill'] - stepping:.2f} s", flush=True)
+            print("  ms per decode step by live rows: " + ", ".join(
+                f"{rows}: {1e3 * sum(v) / len(v):.1f} ({len(v)} steps)" for rows, v in sorted(steps.items())))
+    finally:
+        static_decode._prefill, static_decode._decode_step = prefill, step
+    w = decoder.weights()
+    for rows in sorted({min(steps), max(steps)}):
+        cache = torch.zeros(len(w.layers), 2, rows, w.kv_heads, shape["length"], w.head_dim, dtype=w.dtype)
+        rope = static_decode._rope_table(w, shape["length"])
+        bias = torch.zeros(rows, shape["length"])
+        tokens, positions = torch.zeros(rows, dtype=torch.long), torch.full((rows,), shape["column"] // 2)
+        with torch.inference_mode():
+            step(w, tokens, positions, shape["column"] // 2, rope, cache, bias)
+            with torch.profiler.profile() as prof:
+                for _ in range(10):
+                    step(w, tokens, positions, shape["column"] // 2, rope, cache, bias)
+        ops = sorted(prof.key_averages(), key=lambda e: -e.self_cpu_time_total)
+        whole = sum(e.self_cpu_time_total for e in ops)
+        print(f"operators of 10 decode steps at {rows} rows, {shape['length']}-column cache: " + ", ".join(
+            f"{e.key} {e.self_cpu_time_total / whole:.0%} ({e.count // 10}/step)" for e in ops[:6]))
 
 
 def with_adapters(policy: EmbeddedPolicy, trained: bool) -> None:
