@@ -19,6 +19,7 @@ always uses the weights the trainer just wrote.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,20 +130,22 @@ class StaticDecoder:
 
 
 def _rope_table(w: LiveWeights, length: int) -> tuple[Any, Any]:
-    """cos and sin per position [length, head_dim], computed in float32 as transformers does, then cast."""
+    """cos and signed sin per position [length, head_dim], computed in float32 as transformers does, then cast;
+    the sin's first half is negated, so that `_rotate` needs one `roll` where transformers negates and concatenates
+    halves of x (the same products: -x2 * s and x2 * -s round alike)."""
     import torch
 
     inv_freq = 1.0 / (w.rope_theta ** (torch.arange(0, w.head_dim, 2, dtype=torch.int64).float() / w.head_dim))
     freqs = torch.arange(length, dtype=torch.float32)[:, None] * inv_freq[None, :]
     emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos().to(w.dtype), emb.sin().to(w.dtype)
+    sin = emb.sin()
+    half = w.head_dim // 2
+    return emb.cos().to(w.dtype), torch.cat((-sin[:, :half], sin[:, half:]), dim=-1).to(w.dtype)
 
 
-def _rotate(x: Any, cos: Any, sin: Any) -> Any:
-    import torch
-
-    half = x.shape[-1] // 2
-    return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+def _rotate(x: Any, cos: Any, signed_sin: Any) -> Any:
+    """Rotary embedding of x [..., head_dim]: x * cos + (x2, x1) * (-sin, sin), (x1, x2) being x's halves."""
+    return x * cos + x.roll(x.shape[-1] // 2, -1) * signed_sin
 
 
 def _norm(x: Any, weight: Any, eps: float) -> Any:
@@ -216,7 +219,10 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
 def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope: tuple[Any, Any], cache: Any,
                  bias: Any) -> Any:
     """One new token per row at cache column `column`; returns float32 logits [rows, vocab]. `bias` [rows,
-    cache length] is 0 where a row may attend (its prompt and the columns written so far) and -inf elsewhere."""
+    cache length] is 0 where a row may attend (its prompt and the columns written so far) and -inf elsewhere.
+    Few operators a layer (a step at a few rows is mostly their fixed cost): views of the cache taken once a step,
+    q and k rotated together, and the score scale folded into q where it is a power of two (exact: it scales each
+    product, the sum and its rounding alike), added to the bias in float32 without a separate cast."""
     import torch
 
     b = tokens.shape[0]
@@ -224,22 +230,25 @@ def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope:
     q_size, kv_size = w.heads * w.head_dim, w.kv_heads * w.head_dim
     cos, sin = rope[0][positions][:, None], rope[1][positions][:, None]
     scale = w.head_dim ** -0.5
+    folded = math.frexp(scale)[0] == 0.5
     length = cache.shape[4]
     bias = bias[:, None, None, :]
+    keys = cache[:, 0].view(len(w.layers), b * w.kv_heads, length, w.head_dim)
+    values = cache[:, 1].view(len(w.layers), b * w.kv_heads, length, w.head_dim)
+    new_keys, new_values = cache[:, 0, :, :, column], cache[:, 1, :, :, column]  # [layers, rows, kv heads, dim]
     x = w.embed[tokens]
     for i, layer in enumerate(w.layers):
         h = _project(_norm(x, layer.in_norm, w.eps), layer.qkv)
-        q, k, v = h.split((q_size, kv_size, kv_size), dim=-1)
-        q = _rotate(q.view(b, w.heads, w.head_dim), cos, sin)
-        cache[i, 0, :, :, column] = _rotate(k.view(b, w.kv_heads, w.head_dim), cos, sin)
-        cache[i, 1, :, :, column] = v.view(b, w.kv_heads, w.head_dim)
+        qk = _rotate(h[:, :q_size + kv_size].view(b, w.heads + w.kv_heads, w.head_dim), cos, sin)
+        new_keys[i].copy_(qk[:, w.heads:])
+        new_values[i].copy_(h[:, q_size + kv_size:].view(b, w.kv_heads, w.head_dim))
+        q = qk[:, :w.heads] * scale if folded else qk[:, :w.heads].contiguous()
         # Over every column of the cache, masked by `bias`: slicing to the written columns makes bmm copy them
         # each step, which measured slower than reading the whole, contiguous cache.
-        keys = cache[i, 0].view(b * w.kv_heads, length, w.head_dim)
-        values = cache[i, 1].view(b * w.kv_heads, length, w.head_dim)
-        scores = torch.bmm(q.view(b * w.kv_heads, group, w.head_dim), keys.transpose(1, 2)).float()
-        scores = scores.view(b, w.kv_heads, group, length) * scale + bias
-        a = torch.bmm(scores.softmax(dim=-1).to(w.dtype).view(b * w.kv_heads, group, length), values)
+        scores = torch.bmm(q.view(b * w.kv_heads, group, w.head_dim), keys[i].transpose(1, 2))
+        scores = scores.view(b, w.kv_heads, group, length)
+        scores = scores + bias if folded else scores.float() * scale + bias  # bfloat16 + float32 bias: float32
+        a = torch.bmm(scores.softmax(dim=-1).to(w.dtype).view(b * w.kv_heads, group, length), values[i])
         x = x + _project(a.reshape(b, q_size), layer.o)
         x = x + _mlp(_norm(x, layer.post_norm, w.eps), w, layer)
     return _project(_norm(x, w.norm, w.eps), w.head).float()

@@ -134,3 +134,19 @@ def test_a_nucleus_wider_than_the_candidates_is_drawn_from_the_whole_of_it():
     picks = _pick(logits, 1.0, 0.9, torch.Generator().manual_seed(0))
     assert picks.max() < 500
     assert len(set(picks.tolist())) > 200
+
+
+def test_rotation_with_the_signed_sin_table_equals_transformers_rotate_half_bit_for_bit():
+    from types import SimpleNamespace
+
+    from transformers.models.llama.modeling_llama import rotate_half
+
+    from spade.policy.static_decode import _rope_table, _rotate
+
+    w = SimpleNamespace(rope_theta=10000.0, head_dim=64, dtype=torch.bfloat16)
+    cos, signed_sin = _rope_table(w, 300)
+    inv_freq = 1.0 / (10000.0 ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+    emb = torch.arange(300, dtype=torch.float32)[:, None] * inv_freq[None, :]
+    sin = torch.cat((emb, emb), dim=-1).sin().to(torch.bfloat16)
+    x = torch.randn(5, 12, 300, 64, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+    assert torch.equal(_rotate(x, cos, signed_sin), x * cos + rotate_half(x) * sin)
