@@ -645,10 +645,6 @@ class SelfplayConfig(_Section):
     """K > 0: a proposal shown as the worked example is shown no more once K proposals made under it copied it
     (reason duplicate_example); 0: never retired. 0 as measured: with 2 the copies fell on two seeds of three and the
     solver gained 2.5 points less on unseen families (docs/selfplay.md, Copies and the example pool)."""
-    describe: bool = False
-    """True: proposer prompts ask for a one-line docstring saying what f does, and an induction task shows the
-    solver its first line above the pairs (a description and examples, as HumanEval's prompts give); False: the
-    solver is told to find the function from its examples."""
     generator_refresh: int = Field(0, ge=0, le=100000)
     """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
     every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""

@@ -98,8 +98,7 @@ def proposer_prompts(cfg: SpadeConfig, store: RunStore, controller: Controller, 
                                      prompts.recent_examples(store, retire=cfg.selfplay.retire_copied), mode,
                                      learnable=prompts.learnable_examples(store, cfg.selfplay.learnable_examples,
                                                                           cfg.selfplay.retire_copied),
-                                     learnable_share=cfg.selfplay.learnable_examples,
-                                     describe=cfg.selfplay.describe)
+                                     learnable_share=cfg.selfplay.learnable_examples)
     return [ProposerPrompt(t, iteration) for t in tasks]
 
 

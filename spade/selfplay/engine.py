@@ -163,7 +163,7 @@ class SelfPlay:
                                    lambda mode: level_of(e.controller, mode, initial),
                                    recent_examples(e.store, retire=sp.retire_copied),
                                    learnable=learnable_examples(e.store, sp.learnable_examples, sp.retire_copied),
-                                   learnable_share=sp.learnable_examples, describe=sp.describe)
+                                   learnable_share=sp.learnable_examples)
         copy = self._generator_copy(e, w)
         self.proposing = self.generator.checkpoint if copy is not None and self.generator else e.checkpoint
         e.progress("propose", 0, count)

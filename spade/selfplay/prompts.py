@@ -48,31 +48,26 @@ def level_of(controller: Controller, mode: str, initial: float) -> float:
 
 def proposer_prompts(ids: Sequence[str], rng: random.Random, mode_weights: Mapping[str, float],
                      level_of: Callable[[str], float], examples: Sequence[str], mode: str | None = None,
-                     learnable: Sequence[str] = (), learnable_share: float = 0.0, describe: bool = False) -> list[Task]:
+                     learnable: Sequence[str] = (), learnable_share: float = 0.0) -> list[Task]:
     """One prompt per id: its mode drawn by `mode_weights` (or `mode`), at `level_of(mode)`, with one example:
-    with probability `learnable_share` one of `learnable` (when any), else one of `examples`; with `describe`
-    each asks for a one-line docstring (selfplay.describe)."""
+    with probability `learnable_share` one of `learnable` (when any), else one of `examples`."""
     modes = sorted(m for m, v in mode_weights.items() if v > 0)
     prompts = []
     for task_id in ids:
         chosen = mode or rng.choices(modes, [mode_weights[m] for m in modes])[0]
         pool = learnable if learnable and learnable_share > 0 and rng.random() < learnable_share else examples
         shown = rng.sample(list(pool), 1) if pool else []
-        prompts.append(proposer_task(task_id, level_of(chosen), shown, chosen, describe))
+        prompts.append(proposer_task(task_id, level_of(chosen), shown, chosen))
     return prompts
 
 
 def prompt_json(prompt: Task) -> str:
     """The prompt as stored with its proposal (everything the rendered text depends on)."""
-    data = {"task_id": prompt.task_id, "difficulty": prompt.difficulty,
-            "examples": prompt.params["examples"], "mode": prompt.params["mode"]}
-    if prompt.params.get("describe"):
-        data["describe"] = True
-    return json.dumps(data)
+    return json.dumps({"task_id": prompt.task_id, "difficulty": prompt.difficulty,
+                       "examples": prompt.params["examples"], "mode": prompt.params["mode"]})
 
 
 def prompt_task(text: str) -> Task:
     """The prompt task back from `prompt_json`'s text (KeyError/ValueError/TypeError when it is not one)."""
     data = json.loads(text)
-    return proposer_task(str(data["task_id"]), float(data["difficulty"]), list(data["examples"]), str(data["mode"]),
-                         data.get("describe") is True)
+    return proposer_task(str(data["task_id"]), float(data["difficulty"]), list(data["examples"]), str(data["mode"]))

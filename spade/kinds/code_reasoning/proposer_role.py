@@ -29,37 +29,22 @@ BUILTIN_EXAMPLES = (
     "print(f([1, 2, 3, 4]))\nprint(f([5, 6]))\nprint(f([]))\n",
     "def f(s, n):\n    return (s[::-1] + '!') * n\n\nprint(f('abc', 2))\nprint(f('hi', 1))\nprint(f('', 3))\n",
 )
-# The same two with a one-line docstring, for prompts that ask for one (selfplay.describe).
-DESCRIBED_EXAMPLES = (
-    "def f(xs):\n    \"\"\"Return the sum of the even numbers in xs.\"\"\"\n    total = 0\n    for x in xs:\n"
-    "        if x % 2 == 0:\n            total += x\n    return total\n\n"
-    "print(f([1, 2, 3, 4]))\nprint(f([5, 6]))\nprint(f([]))\n",
-    "def f(s, n):\n    \"\"\"Return s reversed with '!' added, repeated n times.\"\"\"\n    return (s[::-1] + '!') * n\n\n"
-    "print(f('abc', 2))\nprint(f('hi', 1))\nprint(f('', 3))\n",
-)
 _SYSTEM = "You write small, new Python puzzles: a short function f and a few calls of it."
 
 
-def ask(lines: int, describe: bool = False) -> str:
-    doc = " Give f a one-line docstring that says what it does." if describe else ""
+def ask(lines: int) -> str:
     return (f"Write a new Python function f of about {lines} lines that takes numbers, strings or lists and returns "
-            f"a number, a string or a list. It must not print, read input or use randomness.{doc} Then print f on "
-            "three different inputs. Make it different from the earlier ones.")
+            "a number, a string or a list. It must not print, read input or use randomness. Then print f on three "
+            "different inputs. Make it different from the earlier ones.")
 
 
-def proposer_task(task_id: str, difficulty: float, examples: Sequence[str], mode: str,
-                  describe: bool = False) -> Task:
+def proposer_task(task_id: str, difficulty: float, examples: Sequence[str], mode: str) -> Task:
     """The proposer prompt as a task: the first of `examples` (an earlier proposal: program and calls), else a
-    built-in one, is shown as an earlier answer. With `describe` the prompt asks for a one-line docstring (an
-    induction task shows the solver its first line as the description) and the built-in examples carry one."""
-    builtins = DESCRIBED_EXAMPLES if describe else BUILTIN_EXAMPLES
-    builtin = builtins[sum(map(ord, task_id)) % len(builtins)]
+    built-in one, is shown as an earlier answer."""
+    builtin = BUILTIN_EXAMPLES[sum(map(ord, task_id)) % len(BUILTIN_EXAMPLES)]
     shown = [e for e in examples if isinstance(e, str)][:1] or [builtin]  # one: the prompt stays short to train on
-    params: dict[str, object] = {"examples": shown, "mode": mode}
-    if describe:  # only when asked: prompts stored before the switch render as they did
-        params["describe"] = True
-    return Task(task_id, ask(lines_for(difficulty), describe), "def f(...)", "f", difficulty, ("proposer",),
-                params=params, provenance={"source": "proposer_role"}, kind=PROPOSER)
+    return Task(task_id, ask(lines_for(difficulty)), "def f(...)", "f", difficulty, ("proposer",),
+                params={"examples": shown, "mode": mode}, provenance={"source": "proposer_role"}, kind=PROPOSER)
 
 
 def lines_for(difficulty: float) -> int:
@@ -69,7 +54,7 @@ def lines_for(difficulty: float) -> int:
 def build_prompt(task: Task, variant: int = 0) -> Prompt:
     messages: tuple[dict[str, str], ...] = ({"role": "system", "content": _SYSTEM},)
     for example in task.params.get("examples", ())[:1]:
-        messages += ({"role": "user", "content": ask(lines_for(task.difficulty), bool(task.params.get("describe")))},
+        messages += ({"role": "user", "content": ask(lines_for(task.difficulty))},
                      {"role": "assistant", "content": f"```python\n{example.rstrip()}\n```"})
     messages += ({"role": "user", "content": task.description},)
     # "fence", not "code": the rule "code" waits for a `def` after the prefill, and this prefill holds it.

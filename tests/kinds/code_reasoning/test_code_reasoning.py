@@ -192,32 +192,3 @@ def test_admitted_proposals_past_the_slots_are_surplus_unplayed_and_unrewarded(p
     record = extra.record(0, None, "m", SelfplayConfig(), None)
     assert record.valid and record.task_id is None and record.reward == 0.0
     assert bound_admitted(entries, 5) == 0 and [e.admitted for e in entries] == [True, True, False]
-
-
-def test_a_described_proposal_shows_the_solver_its_docstring(pool):
-    """selfplay.describe: the proposer prompt asks for a one-line docstring and its built-in example has one; the
-    stored prompt renders the same text back; an induction task made from a proposal with a docstring shows the
-    solver that line above the pairs. Without the switch the prompt is unchanged from before it existed."""
-    from spade.kinds import kind_of
-    from spade.kinds.code_reasoning.proposer_role import BUILTIN_EXAMPLES, DESCRIBED_EXAMPLES, proposer_task
-    from spade.selfplay.judging import judge, judged
-    from spade.selfplay.prompts import prompt_json, prompt_task
-
-    plain = proposer_task("proposer-0-0", 0.3, [], "induction")
-    described = proposer_task("proposer-0-0", 0.3, [], "induction", describe=True)
-    plain_text = kind_of(plain).prompt(plain, 0).messages
-    described_text = kind_of(described).prompt(described, 0).messages
-    assert "docstring" not in str(plain_text) and plain.params["examples"][0] in BUILTIN_EXAMPLES
-    assert "one-line docstring" in described_text[-1]["content"]
-    assert described.params["examples"][0] in DESCRIBED_EXAMPLES and '"""' in described_text[2]["content"]
-    assert kind_of(prompt_task(prompt_json(described))).prompt(prompt_task(prompt_json(described)), 0).messages \
-        == described_text
-    assert "describe" not in prompt_json(plain) and prompt_task(prompt_json(plain)).params == plain.params
-
-    entry = judged("p0", described, 's):\n    """Return s upper-cased, then s reversed."""\n'
-                                     "    return s.upper() + s[::-1]\n\nprint(f('ab'))\nprint(f('xyz'))\n"
-                                     "print(f('q'))\nprint(f('hello'))\n```", True)
-    judge([entry], pool, CFG, iteration=0, checkpoint=None, model="m")
-    assert entry.valid and entry.task is not None
-    shown = kind_of(entry.task).prompt(entry.task, 0).messages[-1]["content"]
-    assert shown.startswith("Return s upper-cased, then s reversed.")
