@@ -194,7 +194,7 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
 
     n, width = ids.shape
     positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
-    cos, sin = rope[0][positions][:, None], rope[1][positions][:, None]
+    cos, signed_sin = rope[0][positions][:, None], rope[1][positions][:, None]
     causal = torch.ones(width, width, dtype=torch.bool).tril()
     # A padding query attends to itself only, so no softmax row is empty; real queries never see padding.
     allowed = (causal & mask[:, None, :]) | torch.eye(width, dtype=torch.bool)
@@ -204,8 +204,8 @@ def _prefill(w: LiveWeights, ids: Any, mask: Any, rope: tuple[Any, Any], cache: 
     for i, layer in enumerate(w.layers):
         h = _project(_norm(x, layer.in_norm, w.eps), layer.qkv)
         q, k, v = h.split((q_size, kv_size, kv_size), dim=-1)
-        q = _rotate(q.view(n, width, w.heads, w.head_dim).transpose(1, 2), cos, sin)
-        k = _rotate(k.view(n, width, w.kv_heads, w.head_dim).transpose(1, 2), cos, sin)
+        q = _rotate(q.view(n, width, w.heads, w.head_dim).transpose(1, 2), cos, signed_sin)
+        k = _rotate(k.view(n, width, w.kv_heads, w.head_dim).transpose(1, 2), cos, signed_sin)
         v = v.view(n, width, w.kv_heads, w.head_dim).transpose(1, 2)
         cache[i, 0, rows, :, start:start + width] = k[source]
         cache[i, 1, rows, :, start:start + width] = v[source]
@@ -228,7 +228,7 @@ def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope:
     b = tokens.shape[0]
     group = w.heads // w.kv_heads
     q_size, kv_size = w.heads * w.head_dim, w.kv_heads * w.head_dim
-    cos, sin = rope[0][positions][:, None], rope[1][positions][:, None]
+    cos, signed_sin = rope[0][positions][:, None], rope[1][positions][:, None]
     scale = w.head_dim ** -0.5
     folded = math.frexp(scale)[0] == 0.5
     length = cache.shape[4]
@@ -239,7 +239,7 @@ def _decode_step(w: LiveWeights, tokens: Any, positions: Any, column: int, rope:
     x = w.embed[tokens]
     for i, layer in enumerate(w.layers):
         h = _project(_norm(x, layer.in_norm, w.eps), layer.qkv)
-        qk = _rotate(h[:, :q_size + kv_size].view(b, w.heads + w.kv_heads, w.head_dim), cos, sin)
+        qk = _rotate(h[:, :q_size + kv_size].view(b, w.heads + w.kv_heads, w.head_dim), cos, signed_sin)
         new_keys[i].copy_(qk[:, w.heads:])
         new_values[i].copy_(h[:, q_size + kv_size:].view(b, w.kv_heads, w.head_dim))
         q = qk[:, :w.heads] * scale if folded else qk[:, :w.heads].contiguous()
