@@ -32,7 +32,8 @@ each task's pass@1 averaged over the seeds that were graded on it.
 Gain against budget: one recipe and seed at --minutes 45 and 135 (--out runs/x45, runs/x135), then
   .venv/bin/python bench/efficacy.py --budget-curve runs/eff-n runs/x45 runs/x135
 or from one long arm's kept checkpoints (training.keep_checkpoints; CPU used before each iteration in the run's
-cpu_budget.jsonl): --reeval runs/x135 --only coevolve --checkpoint ckpt-00000016 --minutes 45 --out runs/x135-45
+cpu_budget.jsonl): --reeval runs/x135 --only coevolve --checkpoint ckpt-00000016 --minutes 45 --out runs/x135-45;
+directories of one budget graded at neighbouring checkpoints (ckpt-00000015, 16, 17) are averaged task by task.
 --reeval DIR grades the arms of an earlier run again (their last checkpoints, the tasks they trained on left out)
 on --suites, after a suite changed, keeping the rest of each row: .venv/bin/python bench/efficacy.py --reeval
 runs/eff-c --suites heldout --out runs/eff-c-v2 (--only none,coevolve+t1kl: those arms alone, e.g. the base of a
@@ -314,7 +315,8 @@ def main() -> None:
                         "only them")
     p.add_argument("--budget-curve", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: one recipe and seed run at several --minutes (one trained arm per DIR, the "
-                        "base in one of them): each budget minus the base and each budget minus the one before it")
+                        "base in one of them): each budget minus the base and each budget minus the one before it; "
+                        "DIRs of one budget (neighbouring checkpoints) are averaged task by task")
     p.add_argument("--merge", type=Path, nargs="+", default=None, metavar="DIR",
                    help="train nothing: combine the efficacy.json of runs made in parallel (e.g. one process per "
                         "arm) into OUT/efficacy.json and print their table and differences")
@@ -559,7 +561,9 @@ def compare_recipes(results: dict[str, Any], new: str, old: str, suites: Sequenc
 
 def budget_curve(dirs: list[Path], suites: list[str]) -> None:
     """Gain against budget: the trained arm of each DIR (one recipe, one seed, each DIR its own --minutes) minus
-    the base, and each budget minus the next smaller one, on every suite all of them were graded on."""
+    the base, and each budget minus the next smaller one, on every suite all of them were graded on. DIRs of the
+    same budget are neighbouring checkpoints of one point (--reeval --checkpoint): their per-task scores are
+    averaged, so one checkpoint's swing does not make the point."""
     base: dict[str, Any] | None = None
     points: list[tuple[float, str, dict[str, Any]]] = []
     for d in dirs:
@@ -574,9 +578,7 @@ def budget_curve(dirs: list[Path], suites: list[str]) -> None:
             points.append((float(part["minutes"]), *trained[0]))
     if base is None:
         sys.exit("--budget-curve: no directory holds the base arm ('none'); add the base's run directory")
-    points.sort(key=lambda p: p[0])
-    if len({p[0] for p in points}) != len(points):
-        sys.exit(f"--budget-curve: two directories ran the same budget ({[p[0] for p in points]} minutes)")
+    points = _averaged_budgets(points)
     for suite in suites:
         if suite not in base["eval"] or not all(suite in p[2]["eval"] for p in points):
             continue
@@ -586,6 +588,29 @@ def budget_curve(dirs: list[Path], suites: list[str]) -> None:
         for (m0, _, r0), (m1, _, r1) in zip(points, points[1:]):
             print_difference(f"{m1:g} min - {m0:g} min", suite, r0["eval"][suite]["per_task"],
                              r1["eval"][suite]["per_task"])
+
+
+def _averaged_budgets(points: list[tuple[float, str, dict[str, Any]]]) -> list[tuple[float, str, dict[str, Any]]]:
+    """One point per budget, in budget order: a budget graded at several checkpoints (same arm) becomes the mean of
+    their per-task scores on every suite all of them hold, on the tasks all of them graded."""
+    out = []
+    for minutes in sorted({p[0] for p in points}):
+        group = [p for p in points if p[0] == minutes]
+        names = {name for _, name, _ in group}
+        if len(names) > 1:
+            sys.exit(f"--budget-curve: {minutes:g} minutes holds arms {', '.join(sorted(names))}; directories of one "
+                     "budget must be checkpoints of one arm")
+        name, rows = group[0][1], [row for _, _, row in group]
+        if len(rows) == 1:
+            out.append((minutes, name, rows[0]))
+            continue
+        evals: dict[str, Any] = {}
+        for suite in set.intersection(*(set(r["eval"]) for r in rows)):
+            tasks = set.intersection(*(set(r["eval"][suite]["per_task"]) for r in rows))
+            evals[suite] = {"per_task": {t: sum(r["eval"][suite]["per_task"][t] for r in rows) / len(rows)
+                                         for t in sorted(tasks)}}
+        out.append((minutes, f"{name} (mean of {len(rows)} checkpoints)", {"eval": evals}))
+    return out
 
 
 def print_table(results: dict[str, Any], suites: list[str]) -> None:

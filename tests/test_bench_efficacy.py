@@ -285,6 +285,20 @@ def test_the_budget_curve_compares_each_budget_with_the_base_and_the_one_before(
         _efficacy().budget_curve([base, tmp_path / "nowhere"], ["humaneval"])
 
 
+def test_checkpoints_of_one_budget_are_averaged_task_by_task(tmp_path, capsys):
+    base = _part(tmp_path, "base", 45, {"none": {"he/1": 0.0, "he/2": 0.0, "he/3": 0.0, "he/4": 0.0}})
+    first = _part(tmp_path, "c1", 45, {"selfplay": {"he/1": 1.0, "he/2": 0.0, "he/3": 0.0, "he/4": 0.0}})
+    second = _part(tmp_path, "c2", 45, {"selfplay": {"he/1": 1.0, "he/2": 1.0, "he/3": 0.0, "he/4": 0.0}})
+    third = _part(tmp_path, "c3", 45, {"selfplay": {"he/1": 0.0, "he/2": 1.0, "he/3": 0.0, "he/4": 1.0}})
+    _efficacy().budget_curve([base, first, second, third], ["humaneval"])
+    out = capsys.readouterr().out
+    # (2/3 + 2/3 + 0 + 1/3) / 4 tasks: one checkpoint's swing moves the point a third as much
+    assert "selfplay (mean of 3 checkpoints) at 45 min - none on humaneval: +0.417" in out
+    other = _part(tmp_path, "other", 45, {"fixed": {"he/1": 1.0, "he/2": 1.0, "he/3": 1.0, "he/4": 1.0}})
+    with pytest.raises(SystemExit, match="45 minutes holds arms fixed, selfplay"):
+        _efficacy().budget_curve([base, first, other], ["humaneval"])
+
+
 def test_two_recipes_are_compared_on_the_seeds_both_ran_with_their_pooled_rollouts_per_cpu_minute(capsys):
     """--compare NEW=OLD: seed 0 named with or without -s0; a seed only one recipe ran (s2) is left out."""
     def arm(scores: list[float], rollouts: int, cpu_s: float) -> dict:
