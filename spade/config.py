@@ -719,6 +719,16 @@ class SpadeConfig(_Section):
         return self
 
     @model_validator(mode="after")
+    def _selfplay_kinds(self) -> SpadeConfig:
+        gen = self.generation
+        if self.selfplay.enabled and not gen.families and gen.kinds.get("code_reasoning", 0.0) <= 0:
+            raise ValueError(
+                f"selfplay.enabled: the policy proposes code_reasoning tasks, which generation.kinds = {gen.kinds} "
+                "leaves out; add selfplay.enabled=false to train these kinds alone (procedural co-evolution), or "
+                "give generation.kinds.code_reasoning a weight above 0")
+        return self
+
+    @model_validator(mode="after")
     def _openai_server(self) -> SpadeConfig:
         url = self.sampling.base_url
         if self.sampling.backend == "openai" and (not url.startswith(("http://", "https://")) or url.endswith("://")):

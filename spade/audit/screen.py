@@ -20,6 +20,7 @@ FINDINGS: dict[str, str] = {
     "network": "network access (socket, urllib, http, requests, …)",
     "credentials": "credential paths or secret environment variables (~/.ssh, /etc/shadow, .aws, id_rsa, *_TOKEN)",
     "destructive_fs": "destructive file operations (shutil.rmtree, os.remove on absolute paths, writes outside /tmp)",
+    "system_read": "reads of the host's files (an absolute path outside /tmp opened or read, a directory listed)",
     "dynamic_exec": "dynamic code execution (eval, exec, compile, __import__, importlib, ctypes)",
     "sql_escape": "SQL reaching past its database (ATTACH, DETACH, PRAGMA, VACUUM, load_extension, file functions)",
     "sql_write": "SQL that writes or changes the schema (INSERT, UPDATE, DELETE, DROP, CREATE, ALTER)",
@@ -39,6 +40,10 @@ _EXEC_CALLS = frozenset({"eval", "exec", "compile", "__import__", "builtins.eval
 _DELETE_CALLS = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.truncate", "os.chmod",
                            "os.chown", "os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copyfile"})
 _PATH_WRITES = frozenset({"write_text", "write_bytes", "unlink", "rmdir", "chmod", "touch", "rename", "replace"})
+_PATH_READS = frozenset({"read_text", "read_bytes", "open", "iterdir", "glob", "rglob", "stat", "exists"})
+_LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "os.stat", "os.lstat", "os.access", "os.path.exists",
+                       "os.path.isfile", "os.path.isdir", "glob.glob", "glob.iglob", "os.readlink"})
+_STANDARD_STREAMS = ("/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/null")
 _CREDENTIAL_TEXT = re.compile(
     r"\.ssh\b|/etc/shadow|/etc/gshadow|/etc/sudoers|\.aws\b|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.git-credentials"
     r"|\.docker/config|\.kube/config|\.pgpass|authorized_keys|\.gnupg", re.IGNORECASE)
@@ -187,11 +192,18 @@ class _Walker(ast.NodeVisitor):
         elif name in ("open", "io.open", "builtins.open", "os.open"):
             if _writes(node, name) and not _under_tmp(first):
                 self.found.add("destructive_fs")
-        elif isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES:
+            elif _host_path(first):
+                self.found.add("system_read")
+        elif name in _LISTINGS:
+            if _host_path(first):
+                self.found.add("system_read")
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_WRITES | _PATH_READS:
             base = node.func.value
             if isinstance(base, ast.Call) and (self.dotted(base.func) or "").endswith("Path") and base.args:
-                if not _under_tmp(base.args[0]):
+                if node.func.attr in _PATH_WRITES and not _under_tmp(base.args[0]):
                     self.found.add("destructive_fs")
+                elif node.func.attr in _PATH_READS and _host_path(base.args[0]):
+                    self.found.add("system_read")
 
 
 def _literal(node: ast.AST | None) -> str | None:
@@ -201,6 +213,15 @@ def _literal(node: ast.AST | None) -> str | None:
 def _under_tmp(node: ast.AST | None) -> bool:
     text = _literal(node)
     return text is not None and (text == "/tmp" or text.startswith("/tmp/"))
+
+
+def _host_path(node: ast.AST | None) -> bool:
+    """A literal absolute (or home) path outside /tmp and the standard streams: the host's own files. Computed paths
+    are left to the sandbox, which refuses them and reports the attempt."""
+    text = _literal(node)
+    if text is None or _under_tmp(node) or text.startswith(_STANDARD_STREAMS):
+        return False
+    return text.startswith(("/", "~"))
 
 
 def _absolute_or_unknown(node: ast.AST | None) -> bool:

@@ -8,8 +8,9 @@ rules). The expected values of a suite are its references' outputs on its inputs
 the suite was built and cached with it, so the evaluation side costs nothing per run.
 In: evaluation tasks by suite; training tasks (validated) and a sandbox pool. Out: the matches, one per
 (training task, evaluation task), and per-task verdicts. One sandbox job per training task, all checked in
-parallel. Not covered: tasks of other kinds than Python functions (a code_reasoning induction task, whose answer is
-the function, is one), tasks without a reference, evaluation tasks
+parallel. Training tasks screened: Python functions and code-reasoning tasks of every mode (induction asks for the
+program; deduction and abduction show it and teach its outputs). Not covered: tasks of the other kinds, tasks
+without a reference, evaluation tasks
 whose tests all expect one value (any constant would match), and evaluation tasks on whose inputs the training
 reference does not finish within the per-input limit (kept: the screen errs toward keeping a task).
 """
@@ -65,9 +66,9 @@ def _checkable(task: Task) -> bool:
     return any(repr(t.expected) != first for t in tests[1:])
 
 
-def _writes_a_function(task: Task) -> bool:
-    """A training task whose answer is a function: Python function tasks and code_reasoning induction."""
-    return task.kind == PYTHON_FUNCTION or (task.kind == "code_reasoning" and task.params.get("mode") == "induction")
+def _has_program(task: Task) -> bool:
+    """A training task built on one function: Python function tasks and code_reasoning tasks of every mode."""
+    return task.kind in (PYTHON_FUNCTION, "code_reasoning")
 
 
 class BehaviourIndex:
@@ -87,7 +88,7 @@ class BehaviourIndex:
 
     def candidates(self, task: Task) -> list[tuple[str, Task]]:
         """The evaluation tasks `task`'s reference is run on: those of its shape (MAX_CANDIDATES at most)."""
-        if not _writes_a_function(task) or not task.reference_solution:
+        if not _has_program(task) or not task.reference_solution:
             return []
         return self._by_shape.get(shape(task.all_tests) or (), [])[:MAX_CANDIDATES]
 

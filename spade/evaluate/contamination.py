@@ -1,7 +1,7 @@
 """Which evaluation suites a run's training must not reproduce, and the behaviour screen over them.
 
-In: the config and the suites a run reports and gates on. Out: the suites to check (those plus
-eval.contamination_suites) and the ContaminationScreen (spade.dedup.behaviour) that the loop, self-play and
+In: the config and the suites a run reports and gates on. Out: the suites to check (those, eval.contamination_suites,
+HumanEval, and heldout-unseen when the run withholds families) and the ContaminationScreen (spade.dedup.behaviour) that the loop, self-play and
 spade.env apply to every task they hand out.
 """
 
@@ -14,12 +14,17 @@ from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScr
 from spade.evaluate.suites import in_distribution, load_suite
 from spade.records import Task
 
+ALWAYS_SCREENED = ("humaneval",)
+"""Foreign suites every run is screened against, whether or not it reports them."""
+
 
 def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
     """The suites training must not reproduce: the run's reported and gate suites (`loaded`, by name; empty ones
-    dropped) and cfg.eval.contamination_suites."""
+    dropped), cfg.eval.contamination_suites, ALWAYS_SCREENED and, when the run withholds families, heldout-unseen
+    (their held-out tasks: a proposal that behaves as a withheld family is that family, whoever wrote it)."""
     suites = {name: tasks for name, tasks in loaded.items() if tasks}
-    for name in cfg.eval.contamination_suites:
+    unseen = ("heldout-unseen",) if cfg.generation.withhold_families else ()
+    for name in dict.fromkeys((*cfg.eval.contamination_suites, *ALWAYS_SCREENED, *unseen)):
         if name not in suites:
             suites[name] = load_suite(name, cfg.generation.withhold_families)
     return suites

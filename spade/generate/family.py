@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,12 @@ class Family(ABC):
     @abstractmethod
     def edge_inputs(self, knobs: Mapping[str, Any]) -> list[list[Any]]:
         """Argument lists at the boundaries (empty, single, extremes) for a variant with these knobs."""
+
+    def without(self, withheld: Collection[str]) -> Family | None:
+        """The family as a run that withholds `withheld` (generation.withhold_families) may draw it: None when it is
+        withheld itself. A family whose tasks derive from other families' (code reasoning, repair) returns a copy
+        that draws only from the families not withheld, or None when none is left."""
+        return None if self.name in withheld else self
 
     def more_inputs(self, knobs: Mapping[str, Any], salt: str, count: int,
                     seen: Sequence[Sequence[Any]]) -> list[list[Any]]:

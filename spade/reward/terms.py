@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 INTERFERENCE_EVENTS = frozenset({
     "output_flood", "stray_output", "syscall_denied", "file_access", "process_spawn", "socket",
     # What the pre-execution screen (spade.audit) found in the code: shell-outs, network, credential paths,
-    # destructive file operations. The sandbox refuses these calls (EPERM) without reporting each one.
-    "screen:shell", "screen:network", "screen:credentials", "screen:destructive_fs",
+    # destructive file operations, reads of the host's files. The sandbox refuses these calls (EPERM) without
+    # reporting each one.
+    "screen:shell", "screen:network", "screen:credentials", "screen:destructive_fs", "screen:system_read",
 })
 FORMAT_FAILURES = frozenset({ExecStatus.SYNTAX_ERROR, ExecStatus.NO_ENTRY_POINT})
 

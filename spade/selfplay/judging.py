@@ -2,7 +2,9 @@
 
 In: the proposer's completions with their prompts. Out: each `Judged` set valid or not with its reason, its task
 when it is admitted, and the rejections to store. The steps: the text is cut to MAX_PROPOSAL_CHARS before
-anything reads it; parsed (spade.selfplay.proposal: f and its literal calls); one run of the program in the sandbox
+anything reads it; parsed (spade.selfplay.proposal: f and its literal calls); screened before anything runs it, by
+the audit screen every generated code gets (spade.audit.screen_code: a finding makes it invalid, reason
+'screened'); one run of the program in the sandbox
 leaves out the inputs on which it raises (spade.kinds.code_reasoning.validate.keep_returning); the draft validated
 by execution like any task, and screened for contamination by behaviour where the run screens its supply; a
 valid proposal that copies the example its prompt showed (spade.selfplay.novelty), or is a near-duplicate of a
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from spade.audit import screen_code
 from spade.records import Rejection, Task
 from spade.selfplay.novelty import example_similarity
 from spade.selfplay.prompts import prompt_json
@@ -22,6 +25,8 @@ from spade.selfplay.proposal import MAX_PROPOSAL_CHARS, draft_of, parse_proposal
 from spade.selfplay.reward import proposal_reward
 from spade.store import ProposalRecord
 from spade.store import proposals as stored
+
+SCREENED = "screened"  # a proposal the audit screen found something in: invalid before it runs
 
 if TYPE_CHECKING:
     from spade.config import GenerationConfig, SelfplayConfig, SpadeConfig
@@ -87,14 +92,21 @@ def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iterat
     from spade.kinds.code_reasoning.validate import keep_returning
     from spade.selfplay.inputs import complete_inputs
 
-    drafts, parsed_entries = [], []
+    drafts, parsed_entries, rejections = [], [], []
     for k, e in enumerate(entries):
         parsed = parse_proposal(e.text, prefilled=e.prefilled, need_inputs=not complete)
         if isinstance(parsed, str):
             e.reason = parsed
             continue
-        drafts.append(draft_of(parsed, e.mode, e.prompt.difficulty, iteration=iteration, index=k,
-                               checkpoint=checkpoint, model=model))
+        draft = draft_of(parsed, e.mode, e.prompt.difficulty, iteration=iteration, index=k, checkpoint=checkpoint,
+                         model=model)
+        found = screen_code(parsed.program)  # its docstring, the description, is inside it
+        if found:  # generated code is screened before it runs: what it tried is the proposal's verdict
+            e.reason = SCREENED
+            rejections.append(Rejection(draft.task_id, draft.family, draft.difficulty, SCREENED,
+                                        f"the audit screen found {', '.join(found)} in the program"))
+            continue
+        drafts.append(draft)
         parsed_entries.append(e)
     if drafts:
         drafts = complete_inputs(drafts, pool, cfg) if complete else keep_returning(drafts, pool, cfg)
@@ -106,12 +118,11 @@ def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iterat
         else:  # no call of its own, and none of the environment's candidates answered
             e.reason = "no_inputs"
     if not pairs:
-        return []
+        return rejections
     drafts, parsed_entries = [d for d, _ in pairs], [e for _, e in pairs]
     outcomes = validate_drafts(drafts, pool, cfg)
     if screen is not None:
         outcomes = screen.exclude(outcomes, pool)
-    rejections = []
     for draft, outcome, e in zip(drafts, outcomes, parsed_entries):
         if outcome.accepted and outcome.task is not None:
             e.valid, e.reason, e.task = True, "ok", outcome.task
@@ -170,4 +181,4 @@ def recent_index(cfg: SpadeConfig, store: RunStore) -> DedupIndex:
     return DedupIndex.from_tasks([store.task(t) for t, _ in recent], threshold=cfg.generation.dedup_threshold)
 
 
-__all__ = ["Judged", "admit", "bound_admitted", "judge", "judged", "mark_duplicate", "recent_index"]
+__all__ = ["SCREENED", "Judged", "admit", "bound_admitted", "judge", "judged", "mark_duplicate", "recent_index"]

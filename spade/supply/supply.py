@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller, choose_replay
 from spade.generate.procedural import draft_task
-from spade.generate.registry import get_family
+from spade.generate.registry import family_for_run, get_family
 from spade.records import PYTHON_FUNCTION, AuditEntry, Rejection, Task, TaskDraft
 from spade.seeding import seeded
 from spade.store import IterationTask, IterationWrite, RunStore
@@ -102,8 +102,8 @@ class TaskSupply:
         for slot in range(count):
             among = names if mix is None else mix[rng.choices(sorted(mix), [gen.kinds[k] for k in sorted(mix)])[0]]
             family = rng.choices(among, weights=[weights.get(n, 1.0) for n in among])[0]
-            drafts.append(draft_task(family, self.controller.difficulty(family), self.cfg.run.seed,
-                                     first_index + slot, gen.public_tests, gen.hidden_tests))
+            drafts.append(draft_task(family_for_run(family, gen.withhold_families), self.controller.difficulty(family),
+                                     self.cfg.run.seed, first_index + slot, gen.public_tests, gen.hidden_tests))
         return drafts
 
     def _from_seed_file(self, room: int, first_index: int, iteration: int,

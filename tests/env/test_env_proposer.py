@@ -129,7 +129,10 @@ def test_a_proposal_that_answers_an_evaluation_task_is_refused_by_behaviour(env:
     prompt = env.propose(1, mode="induction")[0]
     got = env.submit_proposals([prompt], [PRIME])[0]
     assert not got.valid and got.reason == REASON and got.task_id is None
-    assert env.submit_proposals([env.propose(1, mode="deduction")[0]], [PRIME])[0].valid  # predicting a value
+    # Predicting its values or inverting it trains on the evaluation task's program and outputs too: refused alike.
+    for mode in ("deduction", "abduction"):
+        shown = env.submit_proposals([env.propose(1, mode=mode)[0]], [PRIME])[0]
+        assert (shown.valid, shown.reason) == (False, REASON), mode
 
 
 def test_reports_steer_the_mix_and_draws_follow_its_kinds(tmp_path: Path) -> None:
@@ -168,7 +171,7 @@ def test_reports_steer_the_mix_and_draws_follow_its_kinds(tmp_path: Path) -> Non
         assert env._kinds(env._store()) == kinds  # what the next draw weights the kinds by
 
 
-UPPER = ('```python\ndef f(s):\n    """Shout it."""\n    return s.upper() + "!"\n\n'
+UPPER = ('```python\ndef f(s):\n    """Shout it backwards."""\n    return s[::-1].upper() + "!"\n\n'
          'print(f("ab"))\nprint(f("x y"))\nprint(f(""))\n```')
 
 

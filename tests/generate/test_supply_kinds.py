@@ -26,7 +26,8 @@ def pool():
 
 
 def _supply(tmp_path, overrides: dict, pool=None) -> TaskSupply:
-    cfg = SpadeConfig.model_validate({"generation": overrides, "executor": {"workers": 2}})
+    cfg = SpadeConfig.model_validate({"generation": overrides, "executor": {"workers": 2},
+                                      "selfplay": {"enabled": False}})
     families = [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
     store = RunStore(tmp_path, create=True)
     return TaskSupply(cfg, store, pool, Controller(cfg.evolution, families), DedupIndex(), families)
@@ -64,7 +65,8 @@ def test_named_families_ignore_the_kind_weights(tmp_path):
 
 def test_an_iteration_of_a_mixed_run_accepts_tasks_of_both_kinds(tmp_path, pool):
     cfg = SpadeConfig.model_validate({"generation": {"kinds": {"python_function": 1.0, "program": 1.0},
-                                                     "tasks_per_iteration": 8}, "executor": {"workers": 2}})
+                                                     "tasks_per_iteration": 8}, "executor": {"workers": 2},
+                                      "selfplay": {"enabled": False}})
     families = [f.name for f in resolve_families(cfg.generation.families, cfg.generation.kinds)]
     e = Engine(cfg=cfg, store=RunStore(tmp_path, create=True), pool=pool, policy=None, trainer=None,
                controller=Controller(cfg.evolution, families), dedup=DedupIndex(), eval_tasks=[], families=families)

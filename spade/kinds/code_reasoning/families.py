@@ -9,8 +9,9 @@ expected outputs come from running the program in the sandbox (validate.py), nev
 
 from __future__ import annotations
 
+import copy
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from spade.generate.family import Family, Variant
@@ -28,13 +29,26 @@ class DerivedFamily(Family):
 
     kind = KIND
     mode: str
+    sources: tuple[str, ...] = SOURCES
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
-        source = get_family(rng.choice(SOURCES))
+        source = get_family(rng.choice(self.sources))
         inner = source.variant(difficulty, rng)
         description = inner.description if self.mode == INDUCTION else f"{self.mode.capitalize()} over {source.name}."
         return Variant(description, inner.signature, inner.entry_point, inner.reference,
                        {"mode": self.mode, "source": source.name, "source_knobs": inner.knobs})
+
+    def without(self, withheld: Collection[str]) -> DerivedFamily | None:
+        """Drawing only programs of source families not withheld: a withheld family's program shown (deduction,
+        abduction) or asked for (induction) would teach the very family the run is evaluated on as unseen."""
+        kept = tuple(s for s in self.sources if s not in withheld)
+        if self.name in withheld or not kept:
+            return None
+        if kept == self.sources:
+            return self
+        narrowed = copy.copy(self)
+        narrowed.sources = kept
+        return narrowed
 
     def random_input(self, knobs: Mapping[str, Any], rng: random.Random) -> list[Any]:
         return get_family(knobs["source"]).random_input(knobs["source_knobs"], rng)

@@ -10,8 +10,9 @@ is (failed by nearly every test at 0, by few at 1) and, below SHOW_LINES_BELOW, 
 
 from __future__ import annotations
 
+import copy
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from spade.generate.family import Family, Variant
@@ -45,9 +46,21 @@ class RepairFamily(Family):
         self.tags = (REPAIR, *tags)
         self.kinds = kinds
         self.bug_count = bug_count
+        self.withheld: frozenset[str] = frozenset()  # base families this copy never draws (`without`)
+
+    def without(self, withheld: Collection[str]) -> RepairFamily | None:
+        """Injecting bugs only into families not withheld: a withheld family's reference shown as buggy code to fix
+        would teach the very family the run is evaluated on as unseen."""
+        if self.name in withheld or not resolve_families([], withhold=withheld):
+            return None
+        if not set(withheld) & {f.name for f in resolve_families([])}:
+            return self
+        narrowed = copy.copy(self)
+        narrowed.withheld = frozenset(withheld)
+        return narrowed
 
     def variant(self, difficulty: float, rng: random.Random) -> Variant:
-        bases = sorted(f.name for f in resolve_families([]))
+        bases = sorted(f.name for f in resolve_families([], withhold=self.withheld))
         count = self.bug_count(difficulty)
         for attempt in range(2 * ATTEMPTS):
             base = get_family(rng.choice(bases))
