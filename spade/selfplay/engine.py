@@ -311,53 +311,86 @@ class SelfPlay:
             f"consulted for the next {sp.collapse_iterations} iterations"))
 
     def _train_proposer_when_due(self, e: Engine, w: IterationWrite) -> None:
-        """RFT of the proposer role on proposals whose reward beats proposer_min_reward, made since its last
-        update, once per proposer_period solver updates (before the solver's update of the same iteration); near-
-        duplicates count once, and fewer than proposer_min_examples distinct ones wait for the next due update."""
+        """The proposer role trained once per proposer_period solver updates (before the solver's update of the same
+        iteration) on proposals made since its last update, as the run's trainer takes them
+        (spade.selfplay.proposer_update): RFT on those whose reward beats proposer_min_reward (near-duplicates once;
+        fewer than proposer_min_examples wait for the next due update), DPO on pairs answered to one prompt, GRPO
+        as an advantage-weighted step with per-mode baselines."""
         from spade.store.views import update_count
-        from spade.train.checkpoint import save_checkpoint
-        from spade.train.rft import TrainExample
 
         t, sp = self.cfg.training, self.cfg.selfplay
         solver_updates_now = e.trainer is not None and w.iteration % t.update_every == t.update_every - 1
         if not solver_updates_now or (update_count(e.store) + 1) % sp.proposer_period != 0:
             return
-        rows = stored.proposer_examples(e.store, self.last_proposer_iteration, sp.proposer_min_reward,
-                                        sp.proposer_examples)
-        rows += [(p.prompt, p.completion, p.reward) for p in w.proposals if p.reward > sp.proposer_min_reward]
-        rows, wait = proposer_batch(sp, rows)
-        if wait:  # too few to learn from without parroting them: they accumulate to the next due update
-            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "", wait))
-            w.metrics["selfplay/proposer_update_waiting"] = float(len(rows))
-            return
-        train_on = getattr(e.trainer, "train_on", None)
+        method = t.update_method
+        if method == "rft":
+            rows = stored.proposer_examples(e.store, self.last_proposer_iteration, sp.proposer_min_reward,
+                                            sp.proposer_examples)
+            rows += [(p.prompt, p.completion, p.reward) for p in w.proposals if p.reward > sp.proposer_min_reward]
+            rows, wait = proposer_batch(sp, rows)
+            if wait:  # too few to learn from without parroting them: they accumulate to the next due update
+                w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "", wait))
+                w.metrics["selfplay/proposer_update_waiting"] = float(len(rows))
+                return
+        else:
+            rows = stored.proposer_rewards(e.store, self.last_proposer_iteration, 4 * sp.proposer_examples)
+            rows += [(p.prompt, p.completion, p.reward) for p in w.proposals]
         self.last_proposer_iteration = w.iteration
-        if not rows or train_on is None or e.trainer is None:
-            why = "no proposal above proposer_min_reward" if not rows else "the trainer has no RFT step (train_on)"
-            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
-                                      f"skipped: {why}"))
-            w.metrics["selfplay/proposer_update_skipped"] = 1.0
-            return
-        examples = [TrainExample(prompt_task(prompt), completion) for prompt, completion, _ in rows]
         try:
-            stats = train_on(examples, seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer"))
+            done = self._proposer_step(e, w, method, rows)
         except TrainingError as exc:  # e.g. every proposer prompt fills training.max_seq_len
-            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
-                                      f"skipped: {str(exc)[:300]}"))
+            done = f"skipped: {str(exc)[:300]}"
+        if done.startswith("skipped"):
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "", done))
             w.metrics["selfplay/proposer_update_skipped"] = 1.0
             return
         self._count("proposer_updates", 1)
         # The weights changed: saved now, so every later proposal names weights that exist even when the solver's
         # update skips (its checkpoint, of the same step, replaces this one and holds both updates).
+        from spade.train.checkpoint import save_checkpoint
+
+        assert e.trainer is not None
         path = save_checkpoint(e.checkpoints, w.iteration + 1, e.policy, e.trainer,
                                extra={"iteration": w.iteration, "proposer_update": True})
         e.checkpoint = str(path.relative_to(e.store.run_dir))
+        w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
+        w.audit.append(AuditEntry("proposer_update", e.checkpoint, e.policy.name, "", done))
+
+    def _proposer_step(self, e: Engine, w: IterationWrite, method: str, rows: list[tuple[str, str, float]]) -> str:
+        """One update of the proposer role with the run's trainer; what it did ('skipped: why' when it did not)."""
+        from spade.selfplay.proposer_update import advantages, preference_rows
+        from spade.train.dpo import PreferencePair
+        from spade.train.rft import RftTrainer, TrainExample
+
+        seed = seeded(self.cfg.run.seed, w.iteration, "selfplay-proposer")
+        limit, trainer = self.cfg.selfplay.proposer_examples, e.trainer
+        if method == "rft" and getattr(trainer, "train_on", None) is not None:
+            if not rows:
+                return "skipped: no proposal above proposer_min_reward"
+            stats = trainer.train_on([TrainExample(prompt_task(p), c) for p, c, _ in rows], seed=seed)
+            what = f"RFT on {stats.examples} proposals (reward {rows[-1][2]:.2f}..{rows[0][2]:.2f})"
+        elif method == "dpo" and getattr(trainer, "train_on", None) is not None:
+            pairs = preference_rows(rows, lambda p: e.policy.prompt_text(prompt_task(p), 0), limit)
+            if not pairs:
+                return "skipped: no two proposals answered one prompt with different rewards"
+            stats = trainer.train_on([PreferencePair(prompt_task(p), chosen, rejected)
+                                      for p, chosen, rejected in pairs], seed=seed)
+            what = f"DPO on {stats.examples} pairs of proposals answered to one prompt"
+        elif method == "grpo" and trainer is not None:
+            weighted = advantages(rows, limit)
+            if not weighted:
+                return "skipped: no proposal's reward differs from its mode's mean"
+            trainer.prepare()
+            step = RftTrainer(e.policy, self.cfg.training, seed=self.cfg.run.seed)
+            step.optimizer = trainer.optimizer  # the policy's one AdamW: the role's step moves the same adapter
+            stats = step.train_on([TrainExample(prompt_task(p), c, weight=a) for p, c, a in weighted], seed=seed)
+            what = (f"advantage-weighted step on {stats.examples} proposals (per-mode baselines, advantages "
+                    f"{min(a for *_, a in weighted):.2f}..{max(a for *_, a in weighted):.2f})")
+        else:
+            return f"skipped: the proposer role has no update under update_method {method!r}"
         w.metrics["selfplay/proposer_update_examples"] = float(stats.examples)
         w.metrics["selfplay/proposer_update_loss"] = float(stats.loss_last)
-        w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
-        w.audit.append(AuditEntry("proposer_update", e.checkpoint, e.policy.name, "",
-                                  f"RFT on {stats.examples} proposals (reward {rows[-1][2]:.2f}..{rows[0][2]:.2f}), "
-                                  f"loss {stats.loss_first:.3f} -> {stats.loss_last:.3f}"))
+        return f"{what}, loss {stats.loss_first:.3f} -> {stats.loss_last:.3f}"
 
     def _count(self, name: str, n: float) -> None:
         self.counters[name] = self.counters.get(name, 0.0) + n

@@ -50,6 +50,15 @@ def proposer_examples(store: RunStore, after_iteration: int, min_reward: float, 
         " ORDER BY reward DESC, rowid LIMIT ?", (after_iteration, min_reward, limit))]
 
 
+def proposer_rewards(store: RunStore, after_iteration: int, limit: int) -> list[tuple[str, str, float]]:
+    """(prompt JSON, completion, reward) of every proposal made after `after_iteration` whose reward is final
+    (invalid, duplicate, or rewarded from the solver's answers), oldest first: what DPO pairs and GRPO's
+    advantages need (low rewards as well as high)."""
+    return [(r[0], r[1], float(r[2])) for r in store.query(
+        "SELECT prompt, completion, reward FROM proposals WHERE iteration > ? AND (valid = 0 OR task_id IS NULL"
+        " OR solve_rate IS NOT NULL) ORDER BY rowid LIMIT ?", (after_iteration, limit))]
+
+
 def league_candidates(store: RunStore, current: str | None, limit: int) -> list[tuple[str, str | None]]:
     """(task_id, checkpoint) of valid proposals made by weights other than `current`, newest first."""
     return [(r[0], r[1]) for r in store.query(

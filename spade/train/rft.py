@@ -56,11 +56,14 @@ IGNORE = -100
 
 @dataclass(frozen=True, slots=True)
 class TrainExample:
-    """A passing sample: the task, the completion as sampled, and the prompt variant it answered."""
+    """A passing sample: the task, the completion as sampled, and the prompt variant it answered. `weight` scales
+    the example's next-token loss (1: plain RFT; a signed advantage makes the step a policy gradient, as self-play's
+    proposer role takes under GRPO: spade.selfplay.proposer_update); the KL anchor is never scaled."""
 
     task: Task
     completion: str
     prompt_variant: int = 0
+    weight: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +123,9 @@ class RftTrainer:
         if not items:
             raise TrainingError("no passing examples to train on; run sampling until some candidates pass")
         self.prepare()
-        encoded = [s for s in (self._encode(e) for e in items) if s is not None]
+        kept = [(e, s) for e, s in ((e, self._encode(e)) for e in items) if s is not None]
+        encoded = [s for _, s in kept]
+        weights = {id(s[0]): e.weight for e, s in kept if e.weight != 1.0}
         if not encoded:
             raise TrainingError(
                 f"every example's prompt fills training.max_seq_len = {self.config.max_seq_len}; raise it"
@@ -143,7 +148,7 @@ class RftTrainer:
         try:
             for batch in batches:
                 self.optimizer.zero_grad(set_to_none=True)
-                loss = self._backward(batch, base)
+                loss = self._backward(batch, base, weights)
                 if not math.isfinite(loss):
                     raise TrainingError(f"loss became {loss} at step {len(losses) + 1}; lower training.lr")
                 torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], GRAD_CLIP)
@@ -154,15 +159,17 @@ class RftTrainer:
         self.updates += 1
         return UpdateStats(len(encoded), len(losses), losses[0], losses[-1], time.perf_counter() - started)
 
-    def _backward(self, batch: list[tuple[list[int], list[int]]], base: BaseLogits | None) -> float:
+    def _backward(self, batch: list[tuple[list[int], list[int]]], base: BaseLogits | None,
+                  scale: dict[int, float] | None = None) -> float:
         """Accumulate the gradient of the batch's loss, one example at a time; returns the loss. `base` gives the
-        KL term's base logits (None: no KL term)."""
+        KL term's base logits (None: no KL term); `scale` an example's weight by id of its ids (default 1)."""
         weight = self.config.kl_weight
         tokens = sum(scored_tokens(labels) for _, labels in batch)
         total = 0.0
         for ids, labels in batch:
             with self._autocast():
                 nll, kl = example_terms(self.policy.model, ids, labels, base, self.prefix)
+                nll = nll * (scale or {}).get(id(ids), 1.0)
                 part = (nll + weight * kl if kl is not None else nll) / tokens
             part.backward()
             total += float(part.detach())

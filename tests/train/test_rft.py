@@ -92,7 +92,8 @@ def test_an_epoch_based_update_runs_that_many_steps_of_full_batches(make_policy,
     examples = [TrainExample(ADD, f"```python\ndef add(a, b):\n    return a + b  # {k}\n```") for k in range(3)]
     seen = []
     real = trainer._backward
-    monkeypatch.setattr(trainer, "_backward", lambda batch, base: seen.append(len(batch)) or real(batch, base))
+    monkeypatch.setattr(trainer, "_backward",
+                        lambda batch, base, *scale: seen.append(len(batch)) or real(batch, base, *scale))
     stats = trainer.train_on(examples)
     assert stats.steps == 3 and seen == [2, 2, 2]  # ceil(2 x 3 / 2)
 
