@@ -28,6 +28,7 @@ NEAR_DUPLICATE_CEILING = 0.8  # self-play: near-duplicate sample pairs rose (by 
 PARSE_FAILURE = 0.10  # docs/method.md#generator-health: JSON parse failure rate of the generator above this
 REFERENCE_PASS = 0.80  # docs/method.md#generator-health: share of drafts whose reference runs cleanly, below this
 MIN_DRAFTS = 10
+PROPOSAL_PARSE_FAILURES = frozenset({"not_parsed", "syntax_error", "no_function", "arity_mismatch", "no_inputs"})
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,8 @@ def diversity_collapse(view: RunView) -> Diagnosis | str | None:
 def parse_failures(view: RunView) -> Diagnosis | str | None:
     rates = _values(view.series("generator_parse_failure_rate"))
     if not rates:
-        return "generator parse failures: the run records no generator_parse_failure_rate (procedural tasks)"
+        return ("generator parse failures: the run records no generator_parse_failure_rate (no LLM proposer; "
+                "self-play's proposer is judged by proposer health)")
     recent = rates[-LONG:]
     if mean(recent) <= PARSE_FAILURE:
         return None
@@ -244,9 +246,36 @@ def reference_failures(view: RunView) -> Diagnosis | str | None:
         "docs/method.md#generator-health")
 
 
+def proposer_health(view: RunView) -> Diagnosis | str | None:
+    """Self-play's proposer held to the generator-health lines (docs/method.md#generator-health) over the last third
+    of its iterations: at most PARSE_FAILURE of its proposals out of format, and at least REFERENCE_PASS of those
+    in format whose program validates by execution."""
+    reasons = view.selfplay.recent_reasons if view.selfplay is not None else {}
+    n = sum(reasons.values())
+    if n < MIN_DRAFTS:
+        return f"proposer health: needs {MIN_DRAFTS} self-play proposals in the last third of the run, has {n}"
+    unparsed = sum(k for r, k in reasons.items() if r in PROPOSAL_PARSE_FAILURES)
+    parsed = n - unparsed
+    # Duplicates and surplus proposals validated; the rest of the parsed ones were refused by the screen or validation.
+    passing = sum(k for r, k in reasons.items() if r in ("ok", "surplus") or r.startswith("duplicate_"))
+    parse_rate, pass_rate = unparsed / n, passing / parsed if parsed else 0.0
+    if parse_rate <= PARSE_FAILURE and pass_rate >= REFERENCE_PASS:
+        return None
+    refused = ", ".join(f"{r} {k}" for r, k in reasons.items() if r not in ("ok", "surplus")
+                        and not r.startswith("duplicate_"))
+    return Diagnosis(
+        "proposer_health", "Self-play proposals fail the generator-health lines (> 10% unparsed or < 80% valid)",
+        f"last third of the run: {unparsed} of {n} proposals out of format ({parse_rate:.0%}), {passing} of {parsed} "
+        f"in format validated ({pass_rate:.0%}); refused: {refused}",
+        "the policy writes proposals its prompt's format or the validator does not accept (a small model early on)",
+        "let the environment add inputs (selfplay.complete_inputs), lower selfplay.proposer_temperature, show "
+        "learnable worked examples (selfplay.learnable_examples), or lower selfplay.proposer_share until the "
+        "proposer role has trained (selfplay.proposer_period)", "docs/method.md#generator-health")
+
+
 RULES: tuple[Rule, ...] = (
     all_tasks_fail, difficulty_flat, difficulty_oscillating, duplicate_tasks, many_timeouts, reward_hacking,
-    diversity_collapse, parse_failures, reference_failures,
+    diversity_collapse, parse_failures, reference_failures, proposer_health,
 )
 
 

@@ -10,7 +10,7 @@ reward is final; for `spade status` and `spade report`, the run's self-play summ
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from spade.store.db import RunStore
 from spade.store.iteration import ProposalRecord
@@ -127,6 +127,7 @@ class SelfplaySummary:
     solver_minus_past: float | None  # mean over iterations with past-solver estimates
     pass_by_source: dict[str, tuple[float, int]]  # proposer / league / procedural -> (pass rate, rollouts)
     pass_by_mode: dict[str, tuple[float, int]]  # code-reasoning mode -> (pass rate, rollouts)
+    recent_reasons: dict[str, int] = field(default_factory=dict)  # reason -> proposals, last third of iterations
 
     def rows(self) -> list[tuple[str, str]]:
         """(label, value) lines, as status and the report print them."""
@@ -161,7 +162,8 @@ def selfplay_summary(store: RunStore) -> SelfplaySummary | None:
     if not n:
         return None
     audit = dict(store.query(
-        "SELECT kind, COUNT(*) FROM audit WHERE (kind = 'proposer_update' AND result LIKE 'RFT on%')"
+        "SELECT kind, COUNT(*) FROM audit WHERE (kind = 'proposer_update' AND result NOT LIKE 'skipped%'"
+        " AND result NOT LIKE 'waiting%')"
         " OR kind IN ('league', 'collapse') OR (kind = 'past_solver' AND result LIKE 'past solve rate%')"
         " GROUP BY kind"))
     consults, gain = store.query(
@@ -183,4 +185,7 @@ def selfplay_summary(store: RunStore) -> SelfplaySummary | None:
         int(audit.get("proposer_update", 0)), int(consults), int(audit.get("league", 0)),
         int(audit.get("collapse", 0)), int(audit.get("past_solver", 0)), None if gain is None else float(gain),
         {str(s): (float(r), int(k)) for s, r, k in by_source},
-        {str(m): (float(r), int(k)) for m, r, k in by_mode if m is not None})
+        {str(m): (float(r), int(k)) for m, r, k in by_mode if m is not None},
+        dict(store.query(
+            "SELECT reason, COUNT(*) FROM proposals WHERE iteration >= (SELECT MAX(iteration) - (MAX(iteration)"
+            " - MIN(iteration)) / 3 FROM proposals) GROUP BY reason ORDER BY 2 DESC, 1")))

@@ -97,3 +97,33 @@ def test_collapse_is_read_from_self_plays_near_duplicate_rate_and_names_the_loop
         (d,) = diagnose(load_view(store)).diagnoses
     assert d.code == "diversity_collapse"
     assert "near-duplicate sample pairs rose from 10% to 95%" in d.evidence and "responded 2 times" in d.evidence
+
+
+def _with_proposals(run_dir: Path, reasons: list[str]) -> None:
+    from spade.store import ProposalRecord
+
+    with RunStore(run_dir) as store:
+        store._write_proposals([ProposalRecord(f"p{k}", k % 9, None, "m", "induction", None, r == "ok", r, 0.0, None,
+                                               0.0, 0.0 if r == "ok" else -0.5, "{}", "x):") for k, r in
+                                enumerate(reasons)])
+        store.conn.commit()
+
+
+@pytest.mark.parametrize(("reasons", "sick"), [
+    (["ok"] * 17 + ["duplicate_near"] * 2 + ["syntax_error"], False),  # 5% out of format, all in format valid
+    (["ok"] * 12 + ["no_inputs"] * 6, True),  # 33% out of format: over the 10% line
+    (["ok"] * 10 + ["nondeterministic", "screened", "constant_output"] * 2, True),  # 62% valid: under 80%
+])
+def test_self_plays_proposer_is_held_to_the_generator_health_lines(tmp_path: Path, reasons, sick) -> None:
+    run_dir = build_run(tmp_path / "run", Shape())
+    _with_proposals(run_dir, reasons * 3)
+    with RunStore(run_dir) as store:
+        checkup = diagnose(load_view(store))
+    assert ("proposer_health" in {d.code for d in checkup.diagnoses}) is sick
+    assert not any(n.startswith("proposer health") for n in checkup.not_judged)
+
+
+def test_a_run_without_proposals_leaves_the_proposer_not_judged(tmp_path: Path) -> None:
+    with RunStore(build_run(tmp_path / "run", Shape())) as store:
+        checkup = diagnose(load_view(store))
+    assert any(n.startswith("proposer health: needs 10") for n in checkup.not_judged)
