@@ -648,6 +648,11 @@ class SelfplayConfig(_Section):
     generator_refresh: int = Field(0, ge=0, le=100000)
     """0: the policy proposes with the weights it holds. K > 0: a frozen copy of its weights proposes, taken again
     every K solver updates, so generator and solver alternate (spade.selfplay.generator; LoRA adapters only)."""
+    generator_learner: bool = False
+    """True: two learners — a generator with its own LoRA adapter (and its own AdamW) on the same base proposes and
+    learns only from its proposals' learnability, once every proposer_period solver updates, while the solver's
+    adapter learns only from solving (spade.selfplay.learner). False: one adapter plays both roles (the recipe
+    measured so far)."""
     duplicate_penalty: float = Field(0.5, ge=0, le=10)
     """Subtracted from a proposal's reward, times its similarity to the nearest recent proposal (when a duplicate)."""
     invalid_penalty: float = Field(0.5, ge=0, le=10)
@@ -658,7 +663,14 @@ class SelfplayConfig(_Section):
     """Consult the league every this many iterations (0: only when collapse fires)."""
     past_solver_samples: int = Field(2, ge=0, le=64)
     """When the league is consulted, the oldest kept checkpoint answers each new task this many times; its solve
-    rate is the task's difficulty estimate (0: past solvers do not play)."""
+    rate r sets the difficulty the task is stored, observed by the controller and rewarded at: the claimed level
+    and 1 - r, weighted as past_solver_prior answers and the past solver's (0: past solvers do not play)."""
+    past_solver_prior: float = Field(2.0, ge=0, le=1000)
+    """How many answers the claimed difficulty counts as beside the past solver's (spade.selfplay.past_solver)."""
+    past_proposer_share: float = Field(0.5, ge=0, le=1)
+    """When the league is consulted, this share of the proposer prompts is answered by the oldest kept checkpoint
+    (its adapter loaded), so past checkpoints propose as well as solve; its proposals name it (0: only the current
+    weights propose)."""
     collapse_distinct: float = Field(0.5, ge=0, le=1)
     """Collapse fires when distinct completions per task fall below this share of the samples."""
     collapse_boost: float = Field(0.3, ge=0, le=2)
@@ -678,6 +690,10 @@ class SelfplayConfig(_Section):
 
     @model_validator(mode="after")
     def _bounds(self) -> SelfplayConfig:
+        if self.generator_learner and self.generator_refresh > 0:
+            raise ValueError(f"selfplay.generator_learner trains a generator of its own, which "
+                             f"selfplay.generator_refresh = {self.generator_refresh} would replace with the solver's "
+                             "copy; set one of them (generator_refresh=0 or generator_learner=false)")
         if self.min_share > self.max_share:
             raise ValueError(f"selfplay.min_share ({self.min_share}) must not exceed selfplay.max_share "
                              f"({self.max_share})")

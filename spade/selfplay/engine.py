@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from spade.selfplay.generator import COPY_DIR, GeneratorCopy, refresh_due, take_
 from spade.selfplay.judging import Judged, admit, bound_admitted, judge, judged, recent_index
 from spade.selfplay.league import choose_league, league_due
 from spade.selfplay.mix import MixState, steer
-from spade.selfplay.past_solver import can_swap, past_checkpoint, past_weights
+from spade.selfplay.past_solver import calibrated, can_swap, past_checkpoint, past_weights
 from spade.selfplay.prompts import learnable_examples, level_of, prompt_task, proposer_prompts, recent_examples
 from spade.selfplay.reward import proposer_batch
 from spade.store import IterationTask, IterationWrite
@@ -56,6 +56,7 @@ class SelfPlay:
     past_rates: dict[str, float] = field(default_factory=dict)  # the past solver's solve rate per new task
     generator: GeneratorCopy | None = None  # the frozen copy that proposes (selfplay.generator_refresh > 0)
     proposing: str | None = None  # the checkpoint whose weights made this iteration's proposals
+    learner: Any = None  # the generator's own optimizer (selfplay.generator_learner; spade.selfplay.learner)
 
     # -- building and state ----------------------------------------------------------------------------
     @classmethod
@@ -94,7 +95,8 @@ class SelfPlay:
                               {t.task_id for t in w.all_tasks}) if due else []
         fresh = [t.task for t in w.tasks if t.origin == "generated"]  # proposals and new procedural tasks
         if due and fresh and sp.past_solver_samples > 0:
-            self._past_solver(e, w, fresh)
+            used = self._past_solver(e, w, fresh)
+            proposed, procedural = [used.get(t.task_id, t) for t in proposed], [used.get(t.task_id, t) for t in procedural]
         return proposed + procedural + league
 
     def _procedural(self, e: Engine, w: IterationWrite, count: int) -> list[Task]:
@@ -120,9 +122,11 @@ class SelfPlay:
         w.metrics["selfplay/league_consulted"] = 1.0
         return tasks
 
-    def _past_solver(self, e: Engine, w: IterationWrite, fresh: list[Task]) -> None:
+    def _past_solver(self, e: Engine, w: IterationWrite, fresh: list[Task]) -> dict[str, Task]:
         """The oldest kept checkpoint answers the iteration's new tasks (spade.selfplay.past_solver); its solve
-        rates are their difficulty estimates, recorded in the audit. Its answers train nothing and are not stored."""
+        rates are their difficulty estimates, and each task answered is used (stored, observed, rewarded) at its
+        calibrated difficulty from then on: the tasks changed, by id, with w.tasks updated in place. Both figures
+        are recorded in the audit. Its answers train nothing and are not stored."""
         from spade.rollout.attempt import attempt
 
         path = past_checkpoint(e.checkpoints, e.store.run_dir, e.checkpoint)
@@ -130,7 +134,7 @@ class SelfPlay:
         if path is None or why is not None:
             w.audit.append(AuditEntry("past_solver", f"iteration-{w.iteration}", e.policy.name, "",
                                       f"skipped: {why}"))
-            return
+            return {}
         past = str(path.relative_to(e.store.run_dir))
         started = stamp()
         try:
@@ -141,17 +145,29 @@ class SelfPlay:
                                    timed=lambda _stage, _started: None)
         except (ModelError, TrainingError, OSError) as exc:  # e.g. an adapter of another rank, a file gone
             w.audit.append(AuditEntry("past_solver", past, e.policy.name, "", f"skipped: {str(exc)[:300]}"))
-            return
+            return {}
         e.timed("past_solver", started)
         got: dict[str, list[float]] = defaultdict(list)
         for r in rollouts:
             got[r.task_id].append(float(r.passed))
         self.past_rates = {t: sum(v) / len(v) for t, v in got.items()}
+        by_id = {t.task_id: t for t in fresh}
+        used: dict[str, Task] = {}
         for task_id, rate in self.past_rates.items():
+            task = by_id[task_id]
+            level = calibrated(task.difficulty, rate, len(got[task_id]), self.cfg.selfplay.past_solver_prior)
+            used[task_id] = replace(task, difficulty=level,
+                                    provenance={**task.provenance, "claimed_difficulty": task.difficulty,
+                                                "past_solve_rate": round(rate, 4), "past_solver": past})
             w.audit.append(AuditEntry("past_solver", task_id, past, "",
                                       f"past solve rate {rate:.2f} ({len(got[task_id])} answers): "
-                                      f"difficulty estimate {1 - rate:.2f}"))
+                                      f"difficulty estimate {1 - rate:.2f}; claimed {task.difficulty:.2f}, "
+                                      f"used {level:.2f}"))
+        w.tasks[:] = [replace(t, task=used[t.task.task_id]) if t.task.task_id in used else t for t in w.tasks]
         w.metrics["selfplay/past_solver_pass_rate"] = sum(self.past_rates.values()) / len(self.past_rates)
+        w.metrics["selfplay/past_solver_calibration_shift"] = sum(
+            used[t].difficulty - by_id[t].difficulty for t in used) / len(used)
+        return used
 
     def _propose(self, e: Engine, w: IterationWrite, count: int, slots: int) -> list[Task]:
         """`count` proposer prompts sampled once each and judged (spade.selfplay.judging); the admitted ones are
@@ -166,21 +182,36 @@ class SelfPlay:
                                    learnable_share=sp.learnable_examples)
         copy = self._generator_copy(e, w)
         self.proposing = self.generator.checkpoint if copy is not None and self.generator else e.checkpoint
+        if copy is not None and sp.generator_learner:
+            self.proposing = str(copy.relative_to(e.store.run_dir))
+        groups = [(prompts, copy, self.proposing, "selfplay-propose")]
+        past = self._past_proposer(e, w) if league_due(w.iteration, sp, self.boost_left > 0) else None
+        if past is not None:  # a past checkpoint answers its share of the prompts, with its adapter loaded
+            k = round(len(prompts) * sp.past_proposer_share)
+            groups = [(prompts[:k], past, str(past.relative_to(e.store.run_dir)), "selfplay-propose-past"),
+                      (prompts[k:], copy, self.proposing, "selfplay-propose")]
         e.progress("propose", 0, count)
-        started = stamp()
-        with past_weights(e.policy, copy) if copy is not None else nullcontext():
-            samples = e.policy.sample(prompts, 1, temperature=sp.proposer_temperature,
-                                      seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-propose"))
-        e.timed("propose", started)
+        self.pending = []
+        for group, weights, checkpoint, salt in groups:
+            if not group:
+                continue
+            started = stamp()
+            with past_weights(e.policy, weights) if weights is not None else nullcontext():
+                samples = e.policy.sample(group, 1, temperature=sp.proposer_temperature,
+                                          seed=seeded(self.cfg.run.seed, w.iteration, salt))
+            e.timed("propose", started)
+            # An OpenAI backend's text is unbounded: judged() cuts it before anything reads it.
+            entries = [judged(f"p{w.iteration}-{len(self.pending) + k}", prompt, answers[0].text if answers else "",
+                              True, by=checkpoint) for k, (prompt, answers) in enumerate(zip(group, samples))]
+            started = stamp()
+            w.rejections.extend(judge(entries, e.pool, self.cfg.generation, iteration=w.iteration,
+                                      checkpoint=checkpoint, model=e.policy.name, screen=e.screen,
+                                      complete=sp.complete_inputs))
+            e.timed("validate_proposals", started)
+            self.pending.extend(entries)
         e.progress("propose", count, count)
-        # An OpenAI backend's text is unbounded: judged() cuts it before anything reads it.
-        self.pending = [judged(f"p{w.iteration}-{k}", prompt, answers[0].text if answers else "", True)
-                        for k, (prompt, answers) in enumerate(zip(prompts, samples))]
-        started = stamp()
-        w.rejections.extend(judge(self.pending, e.pool, self.cfg.generation, iteration=w.iteration,
-                                  checkpoint=self.proposing, model=e.policy.name, screen=e.screen,
-                                  complete=sp.complete_inputs))
-        e.timed("validate_proposals", started)
+        if past is not None:
+            self._count("past_proposals", sum(p.by != self.proposing for p in self.pending))
         w.rejections.extend(admit(self.pending, self.recent, e.dedup))
         if not sp.overflow:
             surplus = bound_admitted(self.pending, slots)
@@ -193,11 +224,34 @@ class SelfPlay:
             w.audit.append(AuditEntry("task", task.task_id, f"proposer:{task.family}", "", "accepted"))
         return admitted
 
+    def _past_proposer(self, e: Engine, w: IterationWrite) -> Path | None:
+        """The checkpoint that proposes beside the current weights in a league iteration: the oldest kept one other
+        than the policy's (as the past solver), when selfplay.past_proposer_share > 0 and the policy can swap."""
+        if self.cfg.selfplay.past_proposer_share <= 0:
+            return None
+        path = past_checkpoint(e.checkpoints, e.store.run_dir, e.checkpoint)
+        why = "no earlier checkpoint is kept" if path is None else can_swap(e.policy)
+        if path is None or why is not None:
+            w.audit.append(AuditEntry("past_proposer", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why}"))
+            return None
+        w.audit.append(AuditEntry("past_proposer", str(path.relative_to(e.store.run_dir)), e.policy.name, "",
+                                  f"proposes {self.cfg.selfplay.past_proposer_share:.0%} of the prompts"))
+        return path
+
     def _generator_copy(self, e: Engine, w: IterationWrite) -> Path | None:
         """The frozen copy's weights the proposer samples with, taken (again) when due; None: the policy's own
         weights propose (generator_refresh 0, no checkpoint yet, or a policy that cannot swap adapters)."""
+        from spade.selfplay.learner import generator_weights
         from spade.store.views import update_count
 
+        if self.cfg.selfplay.generator_learner:
+            why = can_swap(e.policy)
+            if why is not None:
+                w.audit.append(AuditEntry("generator", f"iteration-{w.iteration}", e.policy.name, "",
+                                          f"skipped: {why}; the policy proposes with its own weights"))
+                return None
+            return generator_weights(e.store.run_dir, e.checkpoints)
         every = self.cfg.selfplay.generator_refresh
         if every == 0:
             return None
@@ -244,7 +298,7 @@ class SelfPlay:
         learns: list[float] = []
         for p in self.pending:
             got = rates.get(p.task_id or "", [])
-            record = p.record(w.iteration, self.proposing, e.policy.name, sp, sum(got) / len(got) if got else None)
+            record = p.record(w.iteration, p.by, e.policy.name, sp, sum(got) / len(got) if got else None)
             if p.admitted:
                 learns.append(record.learnability)
             w.proposals.append(record)
@@ -323,7 +377,7 @@ class SelfPlay:
         if not solver_updates_now or (update_count(e.store) + 1) % sp.proposer_period != 0:
             return
         method = t.update_method
-        if method == "rft":
+        if method == "rft" or sp.generator_learner:  # the generator learns by RFT, whatever trains the solver
             rows = stored.proposer_examples(e.store, self.last_proposer_iteration, sp.proposer_min_reward,
                                             sp.proposer_examples)
             rows += [(p.prompt, p.completion, p.reward) for p in w.proposals if p.reward > sp.proposer_min_reward]
@@ -336,6 +390,9 @@ class SelfPlay:
             rows = stored.proposer_rewards(e.store, self.last_proposer_iteration, 4 * sp.proposer_examples)
             rows += [(p.prompt, p.completion, p.reward) for p in w.proposals]
         self.last_proposer_iteration = w.iteration
+        if sp.generator_learner:
+            self._train_generator(e, w, rows)
+            return
         try:
             done = self._proposer_step(e, w, method, rows)
         except TrainingError as exc:  # e.g. every proposer prompt fills training.max_seq_len
@@ -355,6 +412,47 @@ class SelfPlay:
         e.checkpoint = str(path.relative_to(e.store.run_dir))
         w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
         w.audit.append(AuditEntry("proposer_update", e.checkpoint, e.policy.name, "", done))
+
+    def _train_generator(self, e: Engine, w: IterationWrite, rows: list[tuple[str, str, float]]) -> None:
+        """Two learners (spade.selfplay.learner): RFT of the generator's own adapter, swapped in, with its own
+        optimizer, on the proposals above proposer_min_reward; saved as the generator's checkpoint. The solver's
+        weights and checkpoint are untouched."""
+        from spade.selfplay.learner import generator_weights, open_learner, save_learner
+        from spade.train.rft import RftTrainer, TrainExample
+
+        run_dir = e.store.run_dir
+        start = generator_weights(run_dir, e.checkpoints)
+        why = ("no proposal above proposer_min_reward" if not rows else "no checkpoint is kept to start the "
+               "generator from" if start is None else can_swap(e.policy))
+        if why is not None or e.trainer is None or start is None:
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {why or 'nothing trains here'}"))
+            w.metrics["selfplay/proposer_update_skipped"] = 1.0
+            return
+        e.trainer.prepare()  # the adapter exists and trains: the generator's optimizer holds its tensors
+        if self.learner is None:
+            self.learner = open_learner(e.policy, self.cfg.training.lr, run_dir)
+        step = RftTrainer(e.policy, self.cfg.training, seed=self.cfg.run.seed)
+        step.optimizer = self.learner.optimizer
+        try:
+            with past_weights(e.policy, start):
+                stats = step.train_on([TrainExample(prompt_task(p), c) for p, c, _ in rows],
+                                      seed=seeded(self.cfg.run.seed, w.iteration, "selfplay-generator"))
+                self.learner.updates += 1
+                saved = save_learner(run_dir, e.policy, self.learner, w.iteration)
+        except TrainingError as exc:
+            w.audit.append(AuditEntry("proposer_update", f"iteration-{w.iteration}", e.policy.name, "",
+                                      f"skipped: {str(exc)[:300]}"))
+            w.metrics["selfplay/proposer_update_skipped"] = 1.0
+            return
+        self._count("proposer_updates", 1)
+        w.metrics["selfplay/proposer_update_examples"] = float(stats.examples)
+        w.metrics["selfplay/proposer_update_loss"] = float(stats.loss_last)
+        w.metrics["selfplay/proposer_updates_total"] = self.counters["proposer_updates"]
+        w.audit.append(AuditEntry("proposer_update", str(saved.relative_to(run_dir)), e.policy.name, "",
+                                  f"generator RFT on {stats.examples} proposals (its own adapter, started from "
+                                  f"{start.relative_to(run_dir)}), loss {stats.loss_first:.3f} -> "
+                                  f"{stats.loss_last:.3f}"))
 
     def _proposer_step(self, e: Engine, w: IterationWrite, method: str, rows: list[tuple[str, str, float]]) -> str:
         """One update of the proposer role with the run's trainer; what it did ('skipped: why' when it did not)."""

@@ -51,6 +51,7 @@ class Judged:
     duplicate: bool = False
     surplus: bool = False  # admissible, but the proposer's slots were full (selfplay.overflow false): not played
     inputs_added: int = 0  # inputs the environment added to the proposer's own (selfplay.complete_inputs)
+    by: str | None = None  # the checkpoint whose weights wrote it (None: the base model)
 
     @property
     def mode(self) -> str:
@@ -75,12 +76,12 @@ class Judged:
                               self.completion)
 
 
-def judged(proposal_id: str, prompt: Task, completion: Any, prefilled: bool) -> Judged:
+def judged(proposal_id: str, prompt: Task, completion: Any, prefilled: bool, by: str | None = None) -> Judged:
     """The completion bounded before anything reads it; text that is not a string proposes nothing. Without the
-    prefill, what is stored starts after the answer's first `def f(`."""
+    prefill, what is stored starts after the answer's first `def f(`. `by`: the checkpoint that wrote it."""
     text = completion[:MAX_PROPOSAL_CHARS] if isinstance(completion, str) else ""
     at = -1 if prefilled else text.find("def f(")
-    return Judged(proposal_id, prompt, text[at + len("def f("):] if at >= 0 else text, text, prefilled)
+    return Judged(proposal_id, prompt, text[at + len("def f("):] if at >= 0 else text, text, prefilled, by=by)
 
 
 def judge(entries: Sequence[Judged], pool: Any, cfg: GenerationConfig, *, iteration: int, checkpoint: str | None,

@@ -4,8 +4,9 @@ Rule (documented in docs/selfplay.md): in an iteration that consults the league,
 0, the oldest checkpoint kept on disk other than the weights the policy holds now (the "past solver") answers each
 new task of the iteration (admitted proposals and fresh procedural tasks; not league or replayed ones)
 past_solver_samples times at the solver's temperature; its answers are graded on the one grading path and never
-stored as rollouts (no update trains on them). Its solve rate r gives the task's difficulty estimate 1 - r, recorded
-in the audit (`past_solver`); after the current solver's rollouts the iteration records the gain over the past
+stored as rollouts (no update trains on them). Its solve rate r gives the task's difficulty estimate 1 - r; the task
+is then stored, observed by the controller and rewarded at the claimed level and that estimate weighted as
+selfplay.past_solver_prior answers and the past solver's (`calibrated`), both recorded in the audit (`past_solver`); after the current solver's rollouts the iteration records the gain over the past
 solver on the same tasks. Only an embedded policy holding LoRA adapters plays a past solver: the swap copies adapter
 tensors in place and back, which a full fine-tune's float32 master weights (spade.train.master) would not survive
 exactly.
@@ -31,6 +32,14 @@ def past_checkpoint(root: Path, run_dir: Path, current: str | None) -> Path | No
         if path.resolve() != here:
             return path
     return None
+
+
+def calibrated(claimed: float, rate: float, answers: int, prior: float) -> float:
+    """The difficulty a task is used at once a past solver answered it: the claimed level counted as `prior`
+    answers beside the past solver's `answers` at 1 - `rate` (its solve rate), rounded to 4 places."""
+    if answers <= 0 and prior <= 0:
+        return round(claimed, 4)
+    return round((prior * claimed + answers * (1.0 - rate)) / (prior + answers), 4)
 
 
 def can_swap(policy: Any) -> str | None:

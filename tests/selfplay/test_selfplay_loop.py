@@ -7,6 +7,8 @@ import json
 import sqlite3
 
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from spade.store.db import DB_NAME
 from tests.pipeline.conftest import spade
@@ -36,7 +38,9 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
         proposals = db.execute("SELECT iteration, checkpoint, valid, task_id, solve_rate, learnability, reward"
                                " FROM proposals").fetchall()
         audit = db.execute("SELECT iteration, kind, result, model FROM audit WHERE kind IN"
-                           " ('proposer_update', 'league', 'collapse', 'past_solver')").fetchall()
+                           " ('proposer_update', 'league', 'collapse', 'past_solver', 'past_proposer')").fetchall()
+        estimates = db.execute("SELECT a.result, t.json FROM audit a JOIN tasks t ON t.task_id = a.ref"
+                               " WHERE a.kind = 'past_solver' AND a.result LIKE 'past solve rate%'").fetchall()
         metrics = dict(((i, n), v) for i, n, v in db.execute("SELECT iteration, name, value FROM metrics"
                                                              " WHERE name LIKE 'selfplay/%'"))
         kinds = {json.loads(t)["kind"] for (t,) in db.execute("SELECT json FROM tasks WHERE task_id IN"
@@ -76,6 +80,19 @@ def test_the_policy_proposes_solves_and_learns_as_proposer(tmp_path):
         past = [a for a in audit if a[1] == "past_solver" and a[0] == i]
         assert past and all(a[3] == "checkpoints/ckpt-00000000" and "difficulty estimate" in a[2] for a in past), past
         assert (i, "selfplay/past_solver_pass_rate") in metrics and (i, "selfplay/solver_minus_past") in metrics
+        # The same past checkpoint proposes part of the iteration's prompts with its own adapter; each proposal
+        # names the weights that wrote it.
+        assert [a[2] for a in audit if a[1] == "past_proposer" and a[0] == i] == ["proposes 50% of the prompts"]
+        by = {p[1] for p in proposals if p[0] == i}
+        assert "checkpoints/ckpt-00000000" in by and len(by) == 2, by
+    # A task the past solver answered is stored (and so observed and rewarded) at its calibrated difficulty: the
+    # claimed level counted as past_solver_prior (2) answers beside the past solver's two.
+    assert estimates
+    for result, text in estimates:
+        task = json.loads(text)
+        rate = task["provenance"]["past_solve_rate"]
+        want = round((2 * task["provenance"]["claimed_difficulty"] + 2 * (1 - rate)) / 4, 4)
+        assert task["difficulty"] == pytest.approx(want) and f"used {want:.2f}" in result, (result, task)
     # `spade status --json` sums the run up from the same tables.
     shown = json.loads(spade("status", str(run_dir), "--json").stdout)["selfplay"]
     assert shown["proposals"] == len(proposals) and shown["admitted"] == len(admitted)
@@ -92,7 +109,8 @@ def test_a_frozen_copy_proposes_and_catches_up_every_generator_refresh_updates(t
     moved on, and iteration 2 takes the policy's latest checkpoint."""
     config = tmp_path / "two.yaml"
     config.write_text(SELFPLAY_RUN.replace("induction: 1}}", "induction: 1},\n"
-                                           "           generator_refresh: 2, past_solver_samples: 0}"))
+                                           "           generator_refresh: 2, past_solver_samples: 0,"
+                                           " past_proposer_share: 0}"))
     run_dir = tmp_path / "run"
     done = spade("run", "--config", str(config), "--run-dir", str(run_dir), "--iterations", "3", timeout=3000)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -107,3 +125,31 @@ def test_a_frozen_copy_proposes_and_catches_up_every_generator_refresh_updates(t
     assert held[0] != named[1]  # iteration 1's solver held newer weights than the copy that proposed
     assert named[2] == refreshes[1][1] == held[1]  # then the copy caught up with the policy's latest weights
     assert (run_dir / "generator" / "adapter").is_dir()
+
+
+@pytest.mark.slow
+def test_two_learners_the_generator_trains_an_adapter_of_its_own(tmp_path):
+    """selfplay.generator_learner: the generator starts from the base checkpoint, proposes with its own adapter and
+    learns from its proposals' learnability alone; the solver's checkpoints never hold its training."""
+    config = tmp_path / "learners.yaml"
+    config.write_text(SELFPLAY_RUN.replace("induction: 1}}", "induction: 1},\n"
+                                           "           generator_learner: true, past_proposer_share: 0}"))
+    run_dir = tmp_path / "run"
+    done = spade("run", "--config", str(config), "--run-dir", str(run_dir), "--iterations", "3", timeout=3000)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with sqlite3.connect(run_dir / DB_NAME) as db:
+        updates = db.execute("SELECT iteration, ref, result FROM audit WHERE kind = 'proposer_update'"
+                             " AND result LIKE 'generator RFT on%' ORDER BY iteration").fetchall()
+        named = db.execute("SELECT DISTINCT iteration, checkpoint FROM proposals ORDER BY iteration").fetchall()
+    assert updates, "the generator never trained"
+    first = updates[0]
+    assert first[1].startswith("generator_learner/ckpt-") and "started from checkpoints/ckpt-00000000" in first[2]
+    # Before its first update the generator is the base checkpoint; after it, its own checkpoint proposes.
+    assert named[0] == (0, "checkpoints/ckpt-00000000")
+    assert any(i > first[0] and c.startswith("generator_learner/") for i, c in named), named
+    [own] = sorted((run_dir / "generator_learner").glob("ckpt-*"))
+    mine = load_file(own / "adapter" / "adapter_model.safetensors")
+    for solver in sorted((run_dir / "checkpoints").glob("ckpt-*")):
+        assert not json.loads((solver / "state.json").read_text())["extra"].get("proposer_update")
+        theirs = load_file(solver / "adapter" / "adapter_model.safetensors")
+        assert any(not torch.equal(mine[k], theirs[k]) for k in mine), solver.name
