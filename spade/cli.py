@@ -17,7 +17,8 @@ from typing import Any
 from spade import __version__
 from spade.errors import EXIT_INFRA, EXIT_INPUT, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
 
-CONFIG_HELP = "YAML config (default: the defaults of configs/default.yaml)"
+_PACKAGED = ", ".join(sorted(p.stem for p in (Path(__file__).parent / "configs").glob("*.yaml")))  # config_names()
+CONFIG_HELP = f"a YAML config file, or a packaged config's name: {_PACKAGED} (default: the defaults, configs/default.yaml)"
 SET_HELP = ("override one config key, validated like the YAML (repeatable; the value is read as YAML), e.g. "
             "--set sampling.temperature=0.6")
 RUN_DIR_HELP = "a run directory (made by `spade run`)"
@@ -149,7 +150,7 @@ def _ks(text: str) -> list[int]:
 def _config(path: str | None, overrides: dict | None = None, sets: list[str] | None = None):
     from spade.config import load_config
 
-    return load_config(path, {**parse_sets(sets or []), **(overrides or {})})
+    return load_config(path, {**parse_sets(sets or []), **(overrides or {})}, flag="--set")
 
 
 def parse_sets(items: list[str]) -> dict[str, Any]:
@@ -177,6 +178,8 @@ def _run(args: argparse.Namespace) -> int:
                           "--run-dir or --seed")
     if args.iterations is not None and args.iterations < 0:
         raise ConfigError(f"--iterations = {args.iterations}: must be ≥ 0")
+    if args.seed is not None and args.seed < 0:
+        raise ConfigError(f"--seed = {args.seed}: give an integer ≥ 0")
     if args.minutes is not None and not args.minutes > 0:
         raise ConfigError(f"--minutes = {args.minutes}: give a positive number of minutes")
     if args.resume:

@@ -35,7 +35,7 @@ def test_set_adds_one_kind_to_the_mix_and_a_map_value_replaces_it(tmp_path):
 def test_a_bad_mix_is_refused_in_one_line_naming_the_key(mix, message):
     with pytest.raises(ConfigError, match=message) as err:
         load_config(None, {"generation.kinds": mix})
-    assert str(err.value).startswith("config: generation.kinds") and "\n" not in str(err.value)
+    assert str(err.value).startswith("override: generation.kinds") and "\n" not in str(err.value)
 
 
 def test_a_weighted_kind_without_families_is_refused(monkeypatch):
