@@ -35,7 +35,8 @@ EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
   1    done; the answer is no (exec: the candidate failed; validate: a task was rejected; doctor: a failure
        pattern found; check / sandbox check: a requirement not met; variants: none accepted; export: nothing to export)
-  2    usage or input error: bad arguments, config, task/samples file or run directory (one line on stderr)
+  2    usage or input error: bad arguments, config, task/samples file, run directory, a model or extra not
+       installed (one line on stderr)
   3    infrastructure error: sandbox, model backend, disk full or read-only, database locked (one line on stderr)
   130  interrupted by SIGINT (Ctrl-C);  143  terminated by SIGTERM
 """
