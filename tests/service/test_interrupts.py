@@ -15,7 +15,9 @@ def test_a_second_ctrl_c_stops_the_service_without_a_traceback(tmp_path, gap_s):
     svc = Service(tmp_path, {"executor": {"workers": 1}})
     svc.proc.send_signal(signal.SIGINT)
     time.sleep(gap_s)
-    assert svc.stop(signal.SIGINT) == 130
+    # A second Ctrl-C that lands while the interpreter is exiting (its handlers reset) ends it by the signal itself:
+    # the shell reports 130 either way.
+    assert svc.stop(signal.SIGINT) in (130, -signal.SIGINT)
     err = svc.err_path.read_text()
     assert "Traceback" not in err and "CancelledError" not in err, err
     assert err.strip().splitlines()[-1].startswith("spade serve: stopped by SIGINT")
