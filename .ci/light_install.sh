@@ -8,4 +8,5 @@ trap 'rm -rf "$venv"' EXIT
 "${PYTHON:-python3}" -m venv "$venv"
 "$venv/bin/python" -m pip --disable-pip-version-check -q install .
 cp .ci/light_smoke.py "$venv/smoke.py"
+cp README.md "$venv/README.md"  # its snippets run from there
 (cd "$venv" && ./bin/python smoke.py)

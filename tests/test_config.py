@@ -120,3 +120,37 @@ def test_rules_of_one_backend_are_checked_when_the_config_loads(overrides, fragm
         load_config(None, overrides)
     rest = {k: v for k, v in overrides.items() if k not in ("training.update_method", "sampling.backend")}
     load_config(None, rest)  # the same values pass where that backend is not chosen
+
+
+def test_a_packaged_config_loads_by_name_the_same_as_its_file():
+    from spade.config import CONFIGS_DIR, config_names
+
+    assert {"default", "tiny", "selfplay", "efficacy"} <= set(config_names())
+    assert load_config("tiny") == load_config(ROOT / "configs" / "tiny.yaml")
+    assert (ROOT / "configs").resolve() == CONFIGS_DIR.resolve()  # one source: the checkout's configs/ is the package's
+
+
+def test_an_unknown_config_name_is_one_line_listing_the_names():
+    with pytest.raises(ConfigError) as info:
+        load_config("tinny")
+    message = str(info.value)
+    assert "'tinny'" in message and "default, efficacy, selfplay, tiny" in message and "\n" not in message
+
+
+def test_an_existing_file_wins_over_a_packaged_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny").write_text("run: {iterations: 9}\n")
+    assert load_config("tiny").run.iterations == 9
+
+
+def test_an_error_in_an_override_names_the_override_not_the_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("sampling: {temperature: 0.2}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path, {"sampling.temperature": 9}, flag="--set")
+    assert str(info.value).startswith("--set: sampling.temperature = 9") and str(path) not in str(info.value)
+    path.write_text("sampling: {temperature: 9}\n")  # the file's own error still names the file
+    with pytest.raises(ConfigError, match=re.escape(f"{path}: sampling.temperature = 9")):
+        load_config(path, {"sampling.sampling_n": 2}, flag="--set")
+    with pytest.raises(ConfigError, match=re.escape("--set: training.batch_size = 6 must be a multiple")):
+        load_config(None, {"training.update_method": "grpo", "training.batch_size": 6}, flag="--set")

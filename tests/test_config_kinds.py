@@ -46,7 +46,7 @@ def test_self_play_with_a_mix_that_leaves_out_its_kind_is_refused_in_one_line():
 def test_a_bad_mix_is_refused_in_one_line_naming_the_key(mix, message):
     with pytest.raises(ConfigError, match=message) as err:
         load_config(None, {"generation.kinds": mix})
-    assert str(err.value).startswith("config: generation.kinds") and "\n" not in str(err.value)
+    assert str(err.value).startswith("override: generation.kinds") and "\n" not in str(err.value)
 
 
 def test_a_weighted_kind_without_families_is_refused(monkeypatch):

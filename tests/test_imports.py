@@ -145,7 +145,7 @@ FLOW: tuple[tuple[str, frozenset[str]], ...] = tuple((name, frozenset(f"spade.{p
     ("training", "train"),
     ("self-play", "selfplay"),
     ("the loop", "pipeline"),
-    ("the environment API", "env"),
+    ("the environment API", "env catalog"),
     ("interfaces for outside tools", "export service doctor report"),
     ("commands", "commands check cli __main__"),
 ))

@@ -1,7 +1,7 @@
 """`spade eval`: pass@k of the policy (base or a checkpoint) or of pre-generated samples, on a fixed suite.
 
 In: a suite (builtin, humaneval, heldout, a task file), ks, and either a samples JSONL or sampling options (checkpoint,
-n, temperature). Out: a rich table of pass@k overall and per tag, optionally the report as JSON under
+n, temperature) of the embedded model or of a model behind an OpenAI-compatible endpoint (sampling.backend openai). Out: a rich table of pass@k overall and per tag, optionally the report as JSON under
 RUN_DIR/evals/ with the paired bootstrap 95% CI of the difference to each checkpoint saved there before, and an
 exit code. A held-out split evaluated for a run leaves out the run's own tasks. Impossible ks and conflicting
 options are one-line ConfigErrors.
@@ -139,11 +139,19 @@ def check_ks(ks: Sequence[int], n: int | None) -> tuple[int, ...]:
 
 
 def load_policy(cfg: SpadeConfig, checkpoint: str | Path | None) -> Any:
-    """The embedded policy, with a checkpoint's weights when one is given (a ckpt-* dir, an adapter dir, or a
-    checkpoints root: its best checkpoint, else its latest)."""
+    """The model behind an OpenAI-compatible endpoint (sampling.backend openai), or the embedded policy, with a
+    checkpoint's weights when one is given (a ckpt-* dir, an adapter dir, or a checkpoints root: its best
+    checkpoint, else its latest)."""
     from spade.policy.embedded import EmbeddedPolicy
     from spade.policy.weights import load_weights
 
+    if cfg.sampling.backend == "openai":
+        if checkpoint is not None:
+            raise ConfigError("--checkpoint loads weights into the embedded model; an endpoint (sampling.backend "
+                              "openai) is evaluated as it serves: drop --checkpoint, or --base-url")
+        from spade.policy.openai_backend import OpenAIPolicy
+
+        return OpenAIPolicy(cfg.sampling)
     policy = EmbeddedPolicy(cfg.sampling, cfg.training)
     if checkpoint is None:
         return policy

