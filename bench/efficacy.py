@@ -8,6 +8,10 @@ which is not started when its predicted end, the last iteration's CPU past the C
             initial difficulty, so the two arms start alike and differ only in the controller's moves);
   star      coevolve plus STaR's rationalisation (training.rationalize: unsolved tasks resampled with their
             reference as a hint, passing answers trained on): it learns from the generator's references too;
+  static    the same recipe on a static dataset: one set of --static-tasks validated tasks, drawn by the arm's own
+            supply at its initial difficulty before training (withheld families out, screened like the live
+            supply), trained on for the same budget (generation.fixed_tasks): the closed set a live environment
+            is claimed to beat;
   none      no training: the base model.
 Unseen families: each arm trains with a quarter of the families of every kind it trains withheld entirely from
 generation (generation.withhold_families: quarter seed mod 4 of a fixed shuffle, so seeds 0-3 withhold each family
@@ -65,7 +69,8 @@ from spade.cli import parse_sets  # noqa: E402
 from spade.config import SpadeConfig, load_config  # noqa: E402
 from spade.errors import ConfigError  # noqa: E402
 
-ARMS = ("coevolve", "fixed", "star", "none")
+ARMS = ("coevolve", "fixed", "star", "static", "none")
+STATIC_TASKS = 256  # the static arm's set: a few epochs' worth of the live arm's iterations
 
 
 def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeConfig:
@@ -87,6 +92,52 @@ def arm_config(base: Path | None, arm: str, args: argparse.Namespace) -> SpadeCo
     if arm == "star":
         overrides |= {"training.rationalize": True}
     return load_config(base, overrides)
+
+
+def static_config(cfg: SpadeConfig, run_dir: Path, count: int) -> SpadeConfig:
+    """`cfg` trained on a static dataset: `count` tasks its own supply draws before training (written to
+    RUN_DIR.static.jsonl), self-play off."""
+    path = static_set(cfg, run_dir.with_name(run_dir.name + ".static.jsonl"), count)
+    return cfg.model_copy(update={
+        "generation": cfg.generation.model_copy(update={"fixed_tasks": str(path)}),
+        "selfplay": cfg.selfplay.model_copy(update={"enabled": False})})
+
+
+def static_set(cfg: SpadeConfig, path: Path, count: int) -> Path:
+    """`count` tasks as the arm's live supply makes them at its start (spade.supply.TaskSupply on a scratch store:
+    its kinds and families, withheld ones out, at evolution.initial_difficulty, validated, deduplicated and screened
+    against the graded suites), written to `path` as JSON lines."""
+    import tempfile
+
+    from spade.curriculum import Controller
+    from spade.dedup import DedupIndex
+    from spade.evaluate.contamination import checked_suites, contamination_screen
+    from spade.generate.registry import resolve_families
+    from spade.sandbox.backend import open_pool
+    from spade.store import IterationWrite, RunStore
+    from spade.supply.supply import TaskSupply
+    from spade.taskio import task_to_dict
+
+    gen = cfg.generation
+    live = cfg.model_copy(update={"generation": gen.model_copy(update={"fixed_tasks": ""}),
+                                  "evolution": cfg.evolution.model_copy(update={"replay_ratio": 0.0})})
+    families = [f.name for f in resolve_families(gen.families, gen.kinds, gen.withhold_families)]
+    tasks: list[Any] = []
+    with tempfile.TemporaryDirectory(prefix="spade-static-") as scratch, open_pool(cfg.executor) as pool:
+        store = RunStore(Path(scratch) / "run", create=True)
+        screen = contamination_screen(store.run_dir, checked_suites(live, {}))
+        supply = TaskSupply(live, store, pool, Controller(live.evolution, families),
+                            DedupIndex(threshold=gen.dedup_threshold), families, screen=screen)
+        for iteration in range(4 * count):
+            if len(tasks) >= count:
+                break
+            w = IterationWrite(iteration=iteration)
+            supply.draw(w)
+            tasks += [t.task for t in w.tasks if t.origin == "generated"]
+        store.close()
+    path.write_text("".join(json.dumps(task_to_dict(t)) + "\n" for t in tasks[:count]))
+    print(f"   static set: {min(count, len(tasks))} tasks -> {path}", flush=True)
+    return path
 
 
 QUARTERS = 4
@@ -280,6 +331,8 @@ def main() -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}")
     p.add_argument("--config", type=Path, default=ROOT / "configs" / "efficacy.yaml", help="base config")
     p.add_argument("--fixed-difficulty", type=float, default=None)
+    p.add_argument("--static-tasks", type=int, default=STATIC_TASKS,
+                   help="the static arm's set size (tasks drawn before training)")
     p.add_argument("--suites", default="heldout-unseen,humaneval,builtin,heldout",
                    help="graded suites, the headline ones first: heldout-unseen (the held-out tasks of the families "
                         "the arm never generated), humaneval; every one is also screened for contamination")
@@ -360,6 +413,8 @@ def main() -> None:
                                "withhold": {"seed": args.seed, "quarter": args.seed % QUARTERS}}
     for arm in arms:
         cfg = arm_config(args.config, arm, args)
+        if arm == "static":
+            cfg = static_config(cfg, args.out / arm, args.static_tasks)
         name = arm + args.label if arm != "none" else arm  # the base trains nothing: --set leaves it as it is
         print(f"== arm {name}: {args.minutes} min budget", flush=True)
         # The base trains nothing: it is graded on every quarter's unseen families, so each seed's arm pairs with it.

@@ -7,6 +7,8 @@ its arm configs, CPU accounting, training and grading are imported, not copied):
             selfplay.proposer_period solver updates, with the league and the collapse response;
   coevolve  procedural co-evolution (today's default);
   fixed     procedural, every family pinned at one difficulty;
+  static    self-play's kinds on a static dataset: one set of tasks its supply draws before training, trained on
+            for the same budget, nothing generated or proposed since (bench/efficacy.py's static arm);
   none      the base model.
 Each arm is graded greedily (pass@1) on --suites (default: unseen families, HumanEval, the held-out suite) with paired bootstrap
 CIs against the base and between arms (selfplay - coevolve, coevolve - fixed, selfplay - fixed). For the selfplay
@@ -48,9 +50,9 @@ from spade.cli import parse_sets  # noqa: E402
 from spade.config import SpadeConfig, load_config  # noqa: E402
 from spade.errors import ConfigError  # noqa: E402
 
-ARMS = ("selfplay", "coevolve", "fixed", "none")
-COMPARED = (("selfplay", "none"), ("coevolve", "none"), ("fixed", "none"), ("selfplay", "coevolve"),
-            ("coevolve", "fixed"), ("selfplay", "fixed"))
+ARMS = ("selfplay", "coevolve", "fixed", "static", "none")
+COMPARED = (("selfplay", "none"), ("coevolve", "none"), ("fixed", "none"), ("static", "none"),
+            ("selfplay", "coevolve"), ("coevolve", "fixed"), ("selfplay", "fixed"), ("selfplay", "static"))
 
 
 def selfplay_config(base: Path | None, args: argparse.Namespace) -> SpadeConfig:
@@ -169,6 +171,8 @@ def main() -> None:
     p.add_argument("--selfplay-config", type=Path, default=ROOT / "configs" / "selfplay.yaml",
                    help="where the selfplay arm's selfplay and generation.kinds keys come from")
     p.add_argument("--fixed-difficulty", type=float, default=None)
+    p.add_argument("--static-tasks", type=int, default=efficacy.STATIC_TASKS,
+                   help="the static arm's set size (tasks drawn before training)")
     p.add_argument("--suites", default="heldout-unseen,humaneval,heldout")
     p.add_argument("--eval-limit", type=int, default=0, help="first N tasks of each suite (0: all)")
     p.add_argument("--eval-max-new-tokens", type=int, default=256)
@@ -200,7 +204,10 @@ def main() -> None:
     results_path = args.out / "efficacy.json"
     results: dict[str, Any] = {"minutes": args.minutes, "arms": {}}
     for arm in arms:
-        cfg = selfplay_config(args.config, args) if arm == "selfplay" else arm_config(args.config, arm, args)
+        cfg = selfplay_config(args.config, args) if arm in ("selfplay", "static") else arm_config(args.config, arm,
+                                                                                                 args)
+        if arm == "static":
+            cfg = efficacy.static_config(cfg, args.out / arm, args.static_tasks)
         name = arm + args.label if arm != "none" else arm
         print(f"== arm {name}: {args.minutes} min budget", flush=True)
         row: dict[str, Any] = {"rollouts": 0, "updates": 0, "iterations": 0, "sets": args.set_items}

@@ -195,6 +195,11 @@ class GenerationConfig(_Section):
     file instead). Empty: no seeds."""
     seed_share: float = Field(0.25, ge=0, le=1)
     """Share of fresh task slots filled with variants of generation.seeds (when set)."""
+    fixed_tasks: str = ""
+    """A .json/.jsonl file of validated tasks (expected values from running the reference; `spade validate`): with
+    it, a static dataset — every iteration draws tasks_per_iteration of these tasks (each once before any repeats,
+    in a seeded order) and nothing is generated, proposed or replayed besides (needs selfplay.enabled false).
+    bench/efficacy.py's static arm trains on one such set made before training. Empty: the live supply."""
     withhold_families: list[str] = Field(default_factory=list)
     """Families never drawn from, nor composed with: the unseen families a run is graded on (suite
     heldout-unseen: the held-out tasks of exactly these families). bench/efficacy.py withholds a quarter of each
@@ -204,6 +209,14 @@ class GenerationConfig(_Section):
     @classmethod
     def _kinds(cls, v: dict[str, float]) -> dict[str, float]:
         return check_kind_mix(v)
+
+    @field_validator("fixed_tasks")
+    @classmethod
+    def _fixed(cls, v: str) -> str:
+        if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
+            raise ValueError("is not an existing .json/.jsonl task file; give the path of a validated task set, "
+                             "or '' for the live supply")
+        return v
 
     @field_validator("seeds")
     @classmethod
@@ -732,6 +745,13 @@ class SpadeConfig(_Section):
         if self.selfplay.enabled and self.generation.proposer == "llm":
             raise ValueError("generation.proposer = 'llm' needs selfplay.enabled: false (self-play, on by default, "
                              "makes the policy itself the proposer); or set generation.proposer to 'procedural'")
+        return self
+
+    @model_validator(mode="after")
+    def _static_dataset(self) -> SpadeConfig:
+        if self.generation.fixed_tasks and self.selfplay.enabled:
+            raise ValueError(f"generation.fixed_tasks = {self.generation.fixed_tasks!r} trains on a fixed set, which "
+                             "self-play's proposals would add to; add selfplay.enabled=false")
         return self
 
     @model_validator(mode="after")

@@ -116,3 +116,23 @@ def test_bench_proposals_judges_a_runs_stored_proposals_again(tmp_path):
         lines = done.stdout.splitlines()
         assert f"all | 3 | 0.00 (0) | {valid_now}" in lines, done.stdout
         assert any(line.startswith("reasons now:") and "no_function 1" in line for line in lines)
+
+
+def test_the_static_arm_trains_self_plays_kinds_on_one_set_drawn_before_training(tmp_path):
+    """The static arm: self-play's kinds, one set of validated tasks drawn by the arm's own supply (withheld
+    families out, screened) before training, self-play off; the set is written beside the arm's run directory."""
+    bench = _bench()
+    live = bench.selfplay_config(ROOT / "configs" / "efficacy.yaml", args(sets={"executor.workers": 2}))
+    cfg = bench.efficacy.static_config(live, tmp_path / "static", 12)
+    assert not cfg.selfplay.enabled and cfg.generation.kinds == live.generation.kinds
+    assert cfg.training == live.training and cfg.generation.withhold_families == live.generation.withhold_families
+    from spade.generate.registry import get_family
+    from spade.taskio import load_tasks
+
+    tasks = load_tasks(cfg.generation.fixed_tasks)
+    assert len(tasks) == 12 and len({t.task_id for t in tasks}) == 12
+    assert all(t.all_tests and t.reference_solution for t in tasks)  # validated: expected values from execution
+    withheld = set(live.generation.withhold_families)
+    for t in tasks:
+        assert t.family not in withheld and (t.params.get("source") or "") not in withheld
+        assert get_family(t.family).kind in live.generation.kinds

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from spade.config import SpadeConfig
 from spade.curriculum import EXTERNAL, Controller, choose_replay
+from spade.errors import ConfigError
 from spade.generate.procedural import draft_task
 from spade.generate.registry import family_for_run, get_family
 from spade.records import PYTHON_FUNCTION, AuditEntry, Rejection, Task, TaskDraft
@@ -49,8 +50,11 @@ class TaskSupply:
     screen: ContaminationScreen | None = None  # contamination by behaviour (spade.dedup.behaviour)
 
     def draw(self, w: IterationWrite) -> list[Task]:
-        """The iteration's tasks: fresh ones first, then the replayed ones."""
+        """The iteration's tasks: fresh ones first, then the replayed ones (with generation.fixed_tasks, the fixed
+        set's next ones instead)."""
         gen = self.cfg.generation
+        if gen.fixed_tasks:
+            return self._fixed(w)
         rng = random.Random(seeded(self.cfg.run.seed, w.iteration, "plan"))
         history = self.store.task_pass_history()
         n_replay = min(round(gen.tasks_per_iteration * self.cfg.evolution.replay_ratio), len(history))
@@ -59,6 +63,39 @@ class TaskSupply:
         replayed = [self.store.task(t) for t in replay_ids]
         w.tasks.extend(IterationTask(t, "replay") for t in replayed)
         return accepted + replayed
+
+    def _fixed(self, w: IterationWrite) -> list[Task]:
+        """A static dataset (generation.fixed_tasks): the set in one seeded order per pass, iteration k taking the
+        next tasks_per_iteration of it (a pass done, the next pass's order follows); a task's first draw is stored
+        as generated, later ones as replays."""
+        from spade.taskio import load_tasks
+
+        gen = self.cfg.generation
+        tasks = sorted(load_tasks(gen.fixed_tasks), key=lambda t: t.task_id)
+        if not tasks:
+            raise ConfigError(f"generation.fixed_tasks = {gen.fixed_tasks!r} holds no task; give a file of tasks")
+        n, want = len(tasks), min(gen.tasks_per_iteration, len(tasks))
+        orders: dict[int, list[int]] = {}
+        drawn: list[Task] = []
+        ids: set[str] = set()
+        k = w.iteration * gen.tasks_per_iteration
+        while len(drawn) < want:  # a pass ending inside the iteration: its next pass skips what it already drew
+            if k // n not in orders:
+                orders[k // n] = list(range(n))
+                random.Random(seeded(self.cfg.run.seed, k // n, "fixed-pass")).shuffle(orders[k // n])
+            task = tasks[orders[k // n][k % n]]
+            if task.task_id not in ids:
+                drawn.append(task)
+                ids.add(task.task_id)
+            k += 1
+        known = {str(t) for (t,) in self.store.query("SELECT task_id FROM tasks")}
+        for task in drawn:
+            if task.task_id in known:
+                w.tasks.append(IterationTask(task, "replay"))
+            else:
+                w.tasks.append(IterationTask(task, "generated"))
+                w.audit.append(AuditEntry("task", task.task_id, f"fixed:{task.family}", "", "accepted"))
+        return drawn
 
     def _fresh(self, w: IterationWrite, wanted: int, rng: random.Random) -> list[Task]:
         gen = self.cfg.generation
