@@ -15,7 +15,7 @@ from spade.evaluate.suites import in_distribution, load_suite
 from spade.records import Task
 
 ALWAYS_SCREENED = ("humaneval",)
-"""Foreign suites every run is screened against, whether or not it reports them."""
+"""The foreign suites every run is screened against, whether or not it reports them."""
 
 
 def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
