@@ -19,14 +19,15 @@ from spade.errors import TaskFormatError
 from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, BigInt, digits, parse, read_text, short, too_long
 from spade.pycode import parse_untrusted
 from spade.records import PYTHON_FUNCTION, Task, TestCase
+from spade.untrusted import MAX_VALUE_DEPTH
 
 _REQUIRED = ("task_id", "description", "signature", "test_cases")
 _OPTIONAL = (
     "difficulty", "tags", "entry_point", "reference_solution", "hidden_test_cases", "family", "params", "provenance",
     "kind",
 )
-# Below the sandbox codec's limits (64 levels, 200k items, 4M encoded chars), so a value that loads also crosses.
-MAX_VALUE_DEPTH = 48
+# The sandbox codec's depth (spade.untrusted.MAX_VALUE_DEPTH, for each argument and each expected value) and below its
+# size limits (200k items, 4M encoded chars), so a value that loads also crosses.
 MAX_VALUE_ITEMS = 100_000
 MAX_VALUE_CHARS = 1_000_000
 MAX_REFERENCE_CPU_S = 600.0  # executor.timeout's own ceiling: a reference slower than that cannot set a limit
@@ -180,16 +181,17 @@ def _cases(items: Any, where: str, field: str) -> tuple[TestCase, ...]:
         if not isinstance(case["input"], list):
             raise TaskFormatError(f"{where}: field '{field}[{i}].input' = {short(case['input'])} must be the list "
                                   "of positional arguments, e.g. [[1, 2], 3]")
-        check_value(case["input"], where, f"{field}[{i}].input")
+        check_value(case["input"], where, f"{field}[{i}].input", arguments=True)
         check_value(case["expected"], where, f"{field}[{i}].expected")
         cases.append(TestCase(args=tuple(case["input"]), expected=case["expected"]))
     return tuple(cases)
 
 
-def check_value(value: Any, where: str, field: str) -> None:
+def check_value(value: Any, where: str, field: str, arguments: bool = False) -> None:
     """Refuse a value too deep, too large or holding an integer too long to print, naming it and the fix.
     Iterative (the value may be nested deeper than Python recurses), and one type test per item: a task file
-    holds millions of them."""
+    holds millions of them. `arguments`: the value is a list of arguments, each of which may nest MAX_VALUE_DEPTH."""
+    levels = MAX_VALUE_DEPTH + 1 if arguments else MAX_VALUE_DEPTH
     stack, items, chars = [(value, 0)], 1, 0
     if type(value) not in _NODES:
         stack = []
@@ -197,9 +199,10 @@ def check_value(value: Any, where: str, field: str) -> None:
         chars = len(value) if type(value) is str else 8
     while stack:
         node, depth = stack.pop()
-        if depth >= MAX_VALUE_DEPTH:
-            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is nested more than {MAX_VALUE_DEPTH} "
-                                  f"levels deep; test values nest at most {MAX_VALUE_DEPTH} levels")
+        if depth >= levels:
+            what = "an argument in it" if arguments else "it"
+            raise TaskFormatError(f"{where}: field '{field}' = {short(value)}: {what} is nested more than "
+                                  f"{MAX_VALUE_DEPTH} levels deep; test values nest at most {MAX_VALUE_DEPTH} levels")
         children = [*node.keys(), *node.values()] if type(node) is dict else node
         items += len(children)
         for child in children:

@@ -4,7 +4,7 @@ In: any str from outside (it may hold lone surrogates, NULs, megabytes). Out: th
 with lone surrogates replaced by U+FFFD, so that every later parse, regex, sqlite insert or `.encode()` sees text
 it can handle in time linear in the cap (`clip` keeps the head, `clip_ends` the head and the tail, where final
 answers are); `excerpt` keeps a bounded head with a marker saying what was cut; `json_depth` measures bracket
-nesting in one pass, before `json.loads` would recurse into it.
+nesting in one pass, before `json.loads` would recurse into it. `MAX_VALUE_DEPTH` is the one depth rule for values.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ MAX_DRAFT_BYTES = 64 << 10  # a proposer's reply (spec or code mode)
 MAX_FIELD_BYTES = 16 << 10  # a short field from outside: a model name, a task id
 MAX_STORED_BYTES = 64 << 10  # a string written to the run database (a load error, a completion's copy)
 MAX_JSON_DEPTH = 64  # brackets; json.loads recurses once per level
+MAX_VALUE_DEPTH = 64  # container levels of one test value ([[1]] is two): the sandbox codec's limit (it is set from
+# this constant) and all the host admits (task files, is_json, answers), so a value the host took always crosses it
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -20,7 +20,7 @@ from spade.kinds.code_reasoning.validate import split_inputs
 from spade.pycode import parse_untrusted
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value
-from spade.validate.types import is_json
+from spade.validate.types import are_json_args
 
 MAX_PROPOSAL_CHARS = 4000
 MAX_INPUTS = 8
@@ -108,7 +108,7 @@ def _literal_call(source: str, call: ast.Call) -> list[Any] | None:
         args = [to_json_value(ast.literal_eval(a)) for a in call.args]
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return None
-    return args if is_json(args) else None
+    return args if are_json_args(args) else None
 
 
 def _longest_module(block: str) -> ast.Module | None:

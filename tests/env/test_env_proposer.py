@@ -212,3 +212,14 @@ def test_with_complete_inputs_a_proposal_without_calls_becomes_a_task_through_th
         assert verdict.valid and verdict.reason == "ok" and verdict.task_id is not None
         task = env.task(verdict.task_id)
         assert task.provenance["inputs_added"] >= 2 and all(isinstance(c.args[0], list) for c in task.all_tests)
+
+
+def test_a_proposal_calling_f_past_the_codecs_depth_is_judged_not_raised(env: Environment) -> None:
+    deep = "[" * 65 + "3" + "]" * 65  # 65 levels: one past spade.untrusted.MAX_VALUE_DEPTH, the codec's depth
+    proposal = (f"```python\ndef f(x):\n    \"\"\"Count the brackets.\"\"\"\n    return str(x).count('[')\n\n"
+                f"print(f({deep}))\nprint(f([1]))\nprint(f([[2]]))\nprint(f([]))\n```")
+    prompt = env.propose(1, mode="abduction")[0]
+    (result,) = env.submit_proposals([prompt.row()["proposer_prompt"]], [proposal])
+    assert result.reason
+    if result.drawn is not None:
+        assert all(len(repr(t.args)) < 100 for t in result.drawn.task.test_cases)

@@ -21,7 +21,7 @@ from spade.kinds.python_function.program import program_job
 from spade.records import PYTHON_FUNCTION, ExecResult, ExecStatus, Task, TestCase, TestOutcome, TestStatus
 from spade.sandbox.compare import values_equal
 from spade.sandbox.job import to_json_value
-from spade.validate.types import is_json
+from spade.validate.types import are_json_args
 
 GOT_CHARS = 200
 
@@ -78,7 +78,7 @@ def abduction_job(task: Task, answer: str) -> tuple[Task, str] | ExecResult:
         plain = [to_json_value(a) for a in args]
     except (ValueError, TypeError, RecursionError):
         plain = None
-    if plain is None or not is_json(plain):
+    if plain is None or not are_json_args(plain):
         return verdict(TestStatus.WRONG_ANSWER, got="arguments are not plain JSON values")
     probe = replace(task, kind=PYTHON_FUNCTION, test_cases=(TestCase(tuple(plain), task.test_cases[0].expected),),
                     hidden_test_cases=())

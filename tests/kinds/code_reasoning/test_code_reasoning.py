@@ -192,3 +192,33 @@ def test_admitted_proposals_past_the_slots_are_surplus_unplayed_and_unrewarded(p
     record = extra.record(0, None, "m", SelfplayConfig(), None)
     assert record.valid and record.task_id is None and record.reward == 0.0
     assert bound_admitted(entries, 5) == 0 and [e.admitted for e in entries] == [True, True, False]
+
+
+def _deep(levels: int, inner: object = 3) -> object:
+    value = inner
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+# 64: spade.untrusted.MAX_VALUE_DEPTH, the sandbox codec's depth (spelled out so that the test runs on any tree).
+COUNT = "def f(x):\n    return str(x).count('[')\n"
+
+
+def test_an_answer_nested_past_the_codecs_depth_is_a_wrong_answer_not_an_exception(pool):
+    task = task_of(pool, draft("abduction", COUNT, inputs=(([[3]],), ([1],), ([],), ([[[1]]],))))
+    assert task.test_cases[0].expected == 2
+    too_deep = f"{_deep(65)!r}) == 3"  # the repro: 146 bytes after `assert f(`
+    right, deepest, over = judge(pool, task, "[[1]]) == 2", f"{_deep(64)!r})", too_deep)
+    assert right.passed and not deepest.passed and deepest.status is ExecStatus.FAILED
+    assert not over.passed and over.status is ExecStatus.FAILED
+
+
+def test_a_draft_whose_input_the_codec_refuses_is_rejected_not_raised(pool):
+    for mode in ("deduction", "abduction"):
+        inputs = ((_deep(65),), ([1],), ([],), ([[2]],))
+        outcome = validate_drafts([draft(mode, COUNT, inputs=inputs)], pool, CFG)[0]
+        assert not outcome.accepted and "nested more than 64 levels" in outcome.details[0], outcome.details
+    python = TaskDraft("t-py-deep", "Count brackets.", "def f(x)", "f", 0.2, (), ((_deep(65),),),
+                       (([1],),), COUNT)
+    assert not validate_drafts([python], pool, CFG)[0].accepted
