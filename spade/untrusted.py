@@ -10,6 +10,7 @@ nesting in one pass, before `json.loads` would recurse into it. `MAX_VALUE_DEPTH
 from __future__ import annotations
 
 import re
+from typing import Any
 
 MAX_COMPLETION_BYTES = 256 << 10  # a completion (~64k tokens); longer ones are cut, as a token limit would cut them
 MAX_ANSWER_BYTES = 64 << 10  # an extracted answer or a parsed span of code; longer answers are a format failure
@@ -28,6 +29,24 @@ def clean(text: str) -> str:
     if text.isascii():
         return text
     return _SURROGATE.sub("\ufffd", text)
+
+
+def is_text(text: str) -> bool:
+    """Whether `text` holds no lone surrogate, i.e. is text UTF-8 can carry (a JSON `\\ud800` escape or a `chr`
+    makes one after a decode): a value holding one is refused where it would be stored as a test value."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def clean_value(value: Any) -> Any:
+    """`value` (plain data: a row to export, a response) with every str in it, dict keys too, `clean`ed."""
+    t = type(value)
+    if t is str:
+        return clean(value)
+    if t is list or t is tuple:
+        return [clean_value(v) for v in value]
+    if t is dict:
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
+    return value
 
 
 def clip(text: str, limit: int) -> str:

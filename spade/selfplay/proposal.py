@@ -20,6 +20,7 @@ from spade.kinds.code_reasoning.validate import split_inputs
 from spade.pycode import parse_untrusted
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value
+from spade.untrusted import clean
 from spade.validate.types import are_json_args
 
 MAX_PROPOSAL_CHARS = 4000
@@ -40,7 +41,7 @@ def parse_proposal(completion: str, *, prefilled: bool = True, need_inputs: bool
     """The proposal in `completion`, or a reason code: no_function, syntax_error, no_inputs, arity_mismatch (calls,
     but none with an argument count f takes). With `need_inputs` false a proposal without usable calls is returned
     with no inputs (the environment completes them: spade.selfplay.inputs)."""
-    text = ((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS]
+    text = clean(((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS])
     block = text.split("```python", 1)[-1].split("```", 1)[0] if "```" in text else text
     tree = _longest_module(block)
     if tree is None:
@@ -70,7 +71,8 @@ def parse_proposal(completion: str, *, prefilled: bool = True, need_inputs: bool
     if not inputs and need_inputs:
         return "arity_mismatch" if misfits else "no_inputs"
     doc = ast.get_docstring(func) or ""
-    description = doc.strip().splitlines()[0][:200] if doc.strip() else "Find the function from its examples."
+    # A docstring is decoded: its escapes (\\ud800) can spell a lone surrogate the raw text did not hold.
+    description = clean(doc.strip().splitlines()[0][:200]) if doc.strip() else "Find the function from its examples."
     signature = (ast.get_source_segment(block, func) or "").split("\n", 1)[0].rstrip(":").strip()
     return ParsedProposal(program, signature, tuple(inputs), description)
 

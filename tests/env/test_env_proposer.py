@@ -223,3 +223,28 @@ def test_a_proposal_calling_f_past_the_codecs_depth_is_judged_not_raised(env: En
     assert result.reason
     if result.drawn is not None:
         assert all(len(repr(t.args)) < 100 for t in result.drawn.task.test_cases)
+
+
+def test_escapes_that_decode_to_lone_surrogates_never_reach_a_stored_task(env: Environment) -> None:
+    def is_text(text: str) -> bool:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    escaped_doc = VALID.replace("Triple the items above one.", "Triple the items \\ud800 above one.")
+    chr_output = ('```python\ndef f(n):\n    """Spell a code point."""\n    return chr(0xd800 + n % 2) + str(n)\n\n'
+                  'print(f(1))\nprint(f(2))\nprint(f(3))\n```')
+    escaped_input = ('```python\ndef f(s):\n    """Measure it."""\n    return len(s) * 2\n\n'
+                     'print(f("\\udfff"))\nprint(f("ab"))\nprint(f("abc"))\n```')
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    doc, output, given = env.submit_proposals([prompt] * 3, [escaped_doc, chr_output, escaped_input])
+    assert doc.valid and doc.drawn is not None and is_text(doc.drawn.task.description)
+    assert "\ufffd" in doc.drawn.task.description
+    assert not output.valid and output.drawn is None
+    assert given.drawn is None or all(is_text(json.dumps(t.args, ensure_ascii=False)) for t in given.drawn.task.all_tests)
+    for p in (doc, given):
+        if p.drawn is not None:
+            stored = env.task(p.drawn.task.task_id)
+            assert is_text(stored.description) and all(is_text(repr(t.expected)) for t in stored.all_tests)

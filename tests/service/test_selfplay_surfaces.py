@@ -46,3 +46,20 @@ def test_env_step_answers_an_answer_past_the_codecs_depth_with_a_verdict(live):
     assert status == 200, stepped
     assert stepped["report"]["committed"] is True
     assert all(r["status"] != "passed" and r["reward"]["pass_fraction"] == 0.0 for r in stepped["results"])
+
+
+DOUBLE = {"task_id": "double", "description": "double it", "signature": "def double(x: str) -> str:",
+          "difficulty": 0.4, "test_cases": [{"input": ["ab"], "expected": "abab"}]}
+RIGHT = "```python\ndef double(x):\n    return 2 * x\n```\n"
+
+
+def test_grade_answers_a_lone_surrogate_in_the_task_id_or_a_test_value_without_a_500(live):
+    status, _, body = live.request("POST", "/v1/grade", {"task": DOUBLE | {"task_id": "double\ud800"},
+                                                         "completions": [RIGHT]})
+    assert status == 200, body
+    assert body["task_id"] == "double\ufffd" and body["results"][0]["score"] == 1.0
+    for case in ({"input": ["\ud800"], "expected": "\ud800\ud800"}, {"input": ["a"], "expected": "a\udfff"}):
+        status, _, body = live.request("POST", "/v1/grade", {"task": DOUBLE | {"test_cases": [case]},
+                                                             "completions": [RIGHT]})
+        assert status == 422, body
+        assert "lone surrogate" in body["detail"] and "test_cases[0]" in body["detail"] and "\n" not in body["detail"]
