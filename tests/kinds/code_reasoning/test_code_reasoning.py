@@ -222,3 +222,42 @@ def test_a_draft_whose_input_the_codec_refuses_is_rejected_not_raised(pool):
     python = TaskDraft("t-py-deep", "Count brackets.", "def f(x)", "f", 0.2, (), ((_deep(65),),),
                        (([1],),), COUNT)
     assert not validate_drafts([python], pool, CFG)[0].accepted
+
+
+SET_PROGRAM = "def f(words):\n    return {w.upper() for w in words if w}\n"
+
+
+def test_a_program_returning_a_set_is_admitted_and_a_set_answer_compares_as_a_set(pool):
+    inputs = ((["spam", "eggs", "ham"],), (["a", "", "b"],), (["x"],))
+    deduction = task_of(pool, draft("deduction", SET_PROGRAM, inputs=inputs))  # not refused as nondeterministic
+    right, reordered, as_list, wrong = judge(pool, deduction, "{'SPAM', 'EGGS', 'HAM'}", "{'HAM', 'SPAM', 'EGGS'}",
+                                             "['EGGS', 'HAM', 'SPAM']", "{'SPAM'}")
+    assert right.passed and reordered.passed and not wrong.passed
+    abduction = task_of(pool, draft("abduction", SET_PROGRAM, inputs=inputs))
+    other_order, = judge(pool, abduction, "['ham', 'eggs', 'spam', 'ham'])")
+    assert other_order.passed
+
+
+TYPED = "def f(x):\n    return type(x).__name__ + str(len(x))\n"
+
+
+def test_abduction_arguments_reach_f_with_their_python_types(pool):
+    task = task_of(pool, draft("abduction", TYPED, inputs=(((1, 2),), ([1],), ({3},))))
+    assert task.test_cases[0].expected == "tuple2"
+    as_tuple, as_list, as_set = judge(pool, task, "(7, 8)) == 'tuple2'", "[7, 8])", "{7, 8})")
+    assert as_tuple.passed and not as_list.passed and not as_set.passed
+
+
+COIN = ("import random\n\ndef f(x):\n    if x in (1, 2, 3):\n        return x * 2\n"
+        "    return random.SystemRandom().choice([0, 2])\n")
+HASHED = "def f(x):\n    if x in (1, 2, 3):\n        return x * 2\n    return 2 * (hash(str(x)) % 2)\n"
+
+
+def test_an_f_that_disagrees_with_itself_on_the_solvers_input_is_the_tasks_fault(pool):
+    for program in (COIN, HASHED):
+        task = task_of(pool, draft("abduction", program, inputs=((1,), (2,), (3,))))
+        assert task.test_cases[0].expected == 2
+        answers = [f"{n}) == 2" for n in range(10, 40)]
+        results = judge(pool, task, *answers)
+        flagged = [r for r in results if "task_nondeterministic" in r.events]
+        assert flagged and not any(r.passed for r in flagged)  # 30 answers: some runs disagree (odds 2^-30 not)
