@@ -9,7 +9,7 @@ reference, determinism and mutant-killing tests (spade.validate).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.audit import screen_code
 from spade.kinds import register
@@ -32,6 +32,11 @@ class PythonFunction:
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
         return extract_code(completion, task.entry_point, prefilled=prefilled)
+
+    def shown_tests(self, task: Task) -> list[dict[str, Any]]:
+        from spade.kinds import public_pairs
+
+        return public_pairs(task)  # the prompt shows them as examples
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return screen_code(answer)
