@@ -98,8 +98,8 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
     if environment is not None:
         from spade.service.environment import router
 
-        app.include_router(router(environment, lambda deadline: app.state.admission.slot(deadline),
-                                  serve.request_timeout_s))
+        app.include_router(router(environment, lambda deadline, weight=1: app.state.admission.slot(deadline, weight),
+                                  serve, cfg.executor))
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> JSONResponse:

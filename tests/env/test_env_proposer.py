@@ -248,3 +248,14 @@ def test_escapes_that_decode_to_lone_surrogates_never_reach_a_stored_task(env: E
         if p.drawn is not None:
             stored = env.task(p.drawn.task.task_id)
             assert is_text(stored.description) and all(is_text(repr(t.expected)) for t in stored.all_tests)
+
+
+def test_a_drawn_code_reasoning_task_shows_its_query_without_the_answer(env: Environment) -> None:
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    (verdict,) = env.submit_proposals([prompt], [VALID])
+    assert verdict.drawn is not None
+    shown = verdict.drawn.shown()
+    assert shown["test_cases"] == [{"input": list(verdict.drawn.task.test_cases[0].args)}]
+    assert "reference_solution" not in shown and "hidden_test_cases" not in shown
+    python = env.draw(1)[0].shown()  # a Python function task's prompt shows its public examples
+    assert all(set(t) == {"input", "expected"} for t in python["test_cases"])

@@ -5,12 +5,15 @@ HTTP 500). Real server on 127.0.0.1, real sandbox."""
 from __future__ import annotations
 
 import signal
+import time
 
 import pytest
 
+from spade.groundtruth import ground_truth
+from spade.taskio import task_from_dict
 from tests.service.helpers import Service
 
-CONFIG = {"executor": {"workers": 1, "memory_limit": "256m"},
+CONFIG = {"executor": {"workers": 1, "memory_limit": "256m"}, "serve": {"max_grade_runs": 64},
           "generation": {"tasks_per_iteration": 4, "families": ["cr_abduction", "cr_deduction"]}}
 COUNT = "def f(x):\n    return str(x).count('[')\n"
 ABDUCTION = {"task_id": "count", "description": "Count brackets.", "signature": "def f(x)", "entry_point": "f",
@@ -63,3 +66,75 @@ def test_grade_answers_a_lone_surrogate_in_the_task_id_or_a_test_value_without_a
                                                              "completions": [RIGHT]})
         assert status == 422, body
         assert "lone surrogate" in body["detail"] and "test_cases[0]" in body["detail"] and "\n" not in body["detail"]
+
+
+def test_draw_hands_out_no_answers(live):
+    status, _, body = live.request("POST", "/v1/env/draw", {"count": 4})
+    assert status == 200, body
+    families = {t["family"] for t in body["tasks"]}
+    assert families <= {"cr_abduction", "cr_deduction"} and body["tasks"]
+    for task in body["tasks"]:
+        assert task["kind"] == "code_reasoning" and len(task["test_cases"]) == 1
+        (case,) = task["test_cases"]
+        if task["family"] == "cr_deduction":  # the output is the answer
+            assert set(case) == {"input"}, case
+        else:  # abduction: the input that made the output is an answer
+            assert set(case) == {"expected"}, case
+        assert "hidden_test_cases" not in task and "reference_solution" not in task
+
+
+def test_env_step_is_bounded_like_grade(live):
+    status, _, body = live.request("POST", "/v1/env/draw", {"count": 1})
+    task_id = body["tasks"][0]["task_id"]
+    status, _, body = live.request("POST", "/v1/env/step", {"task_ids": [task_id] * 65, "completions": ["1"] * 65})
+    assert status == 413 and "serve.max_grade_runs = 64" in body["detail"], body
+    status, _, body = live.request("POST", "/v1/env/step", {"task_ids": [task_id], "completions": ["1"],
+                                                            "key": "k" * 2_000_000})
+    assert status == 422, body
+    status, _, body = live.request("POST", "/v1/env/step", {"task_ids": ["x" * 5000], "completions": ["1"]})
+    assert status == 422, body
+    status, _, body = live.request("POST", "/v1/env/step", {"task_ids": [task_id], "completions": ["1"], "key": "r1"})
+    assert status == 200 and body["report"]["committed"] is True, body
+
+
+def test_openrlhf_reward_answers_422_to_malformed_spade_ground_truth(live):
+    label = ground_truth(task_from_dict(DOUBLE))
+    ok = {"query": ["q" + RIGHT], "prompts": ["q"], "labels": [label]}
+    status, _, body = live.request("POST", "/v1/openrlhf/reward", ok)
+    assert status == 200 and body["scores"] == [1.0], body
+    import json
+
+    good = json.loads(label)
+    for bad, field in (({"spade_ground_truth": 1}, "task_id"), (good | {"difficulty": "hard"}, "difficulty"),
+                       (good | {"test_cases": 5}, "test_cases"), (good | {"entry_point": 3}, "entry_point"),
+                       (good | {"hidden_test_cases": [{"input": 1}]}, "hidden_test_cases")):
+        for sent in (bad, json.dumps(bad)):
+            status, _, body = live.request("POST", "/v1/openrlhf/reward", ok | {"labels": [sent]})
+            assert status == 422, (bad, body)
+            assert body["detail"].startswith("labels[0]: ") and field in body["detail"] and "\n" not in body["detail"]
+
+
+SLOW_CONFIG = {"executor": {"workers": 2, "memory_limit": "256m", "time_floor_s": 1.0},
+               "serve": {"request_timeout_s": 3.0},
+               "generation": {"tasks_per_iteration": 2, "families": ["list_transform"]}}
+
+
+def test_env_step_stops_at_its_deadline_and_frees_its_slots(tmp_path):
+    svc = Service(tmp_path, SLOW_CONFIG, args=("--run-dir", str(tmp_path / "run")))
+    try:
+        _, _, body = svc.request("POST", "/v1/env/draw", {"count": 1})
+        task = body["tasks"][0]
+        slow = f"```python\ndef {task['entry_point']}(*args):\n    while True:\n        pass\n```"
+        started = time.monotonic()
+        status, _, body = svc.request("POST", "/v1/env/step", {"task_ids": [task["task_id"]] * 40,
+                                                               "completions": [slow] * 40})
+        took = time.monotonic() - started
+        assert status == 504 and "serve.request_timeout_s" in body["detail"], body
+        assert took < 10, took  # 40 answers of a one-second limit each would hold the slots for 20 s or more
+        started = time.monotonic()
+        status, _, body = svc.request("POST", "/v1/grade", {"task": DOUBLE, "completions": [RIGHT]})
+        assert status == 200 and time.monotonic() - started < 3, body
+        status, _, body = svc.request("GET", "/v1/env/status")
+        assert status == 200
+    finally:
+        assert svc.stop() == 128 + signal.SIGTERM
