@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from spade.env.proposer import ProposalVerdict, ProposerPrompt
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
+MAX_PROPOSALS = 256  # completions one submit_proposals call judges (each is parsed, run twice and deduplicated)
 MAX_KEY_BYTES = 256  # a report's idempotency key as stored; a longer one is stored as its sha256
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
 
@@ -329,6 +330,9 @@ class Environment:
         from spade.selfplay import judging
 
         cfg, sp = self.config, self.config.selfplay
+        if len(completions) > MAX_PROPOSALS:
+            raise ConfigError(f"submit_proposals got {len(completions)} completions, over the {MAX_PROPOSALS} one call "
+                              "judges; split them into several calls")
         resolved = [pr.prompt_of(p) for p in prompts]
         if len(resolved) != len(completions):
             raise ConfigError(f"submit_proposals got {len(resolved)} prompts and {len(completions)} completions; "

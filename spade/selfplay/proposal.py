@@ -17,7 +17,7 @@ from typing import Any
 
 from spade.kinds.code_reasoning.proposer_role import PREFILL
 from spade.kinds.code_reasoning.validate import split_inputs
-from spade.pycode import parse_untrusted
+from spade.pycode import ParseBudget, longest_parse
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value
 from spade.untrusted import clean
@@ -114,11 +114,8 @@ def _literal_call(source: str, call: ast.Call) -> list[Any] | None:
 
 
 def _longest_module(block: str) -> ast.Module | None:
-    """The block parsed, or its longest parseable prefix of whole lines (a completion cut off mid-line)."""
-    lines = block.split("\n")
-    for end in range(len(lines), 0, -1):
-        try:
-            return parse_untrusted("\n".join(lines[:end]))
-        except SyntaxError:
-            continue
-    return None
+    """The block parsed, or its longest parseable prefix of whole lines (a completion cut off mid-line), within the
+    extractors' parse budget (spade.pycode.ParseBudget: a few parses cut where each SyntaxError points, never one
+    parse per line)."""
+    found = longest_parse(block.split("\n"), 0, ParseBudget())
+    return None if found is None else found[1]

@@ -259,3 +259,11 @@ def test_a_drawn_code_reasoning_task_shows_its_query_without_the_answer(env: Env
     assert "reference_solution" not in shown and "hidden_test_cases" not in shown
     python = env.draw(1)[0].shown()  # a Python function task's prompt shows its public examples
     assert all(set(t) == {"input", "expected"} for t in python["test_cases"])
+
+
+def test_one_call_judges_a_bounded_number_of_proposals(env: Environment) -> None:
+    from spade.env.environment import MAX_PROPOSALS
+
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    with pytest.raises(ConfigError, match=f"over the {MAX_PROPOSALS} one call judges; split them"):
+        env.submit_proposals([prompt] * (MAX_PROPOSALS + 1), [VALID] * (MAX_PROPOSALS + 1))

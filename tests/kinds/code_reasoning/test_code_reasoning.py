@@ -261,3 +261,14 @@ def test_an_f_that_disagrees_with_itself_on_the_solvers_input_is_the_tasks_fault
         results = judge(pool, task, *answers)
         flagged = [r for r in results if "task_nondeterministic" in r.events]
         assert flagged and not any(r.passed for r in flagged)  # 30 answers: some runs disagree (odds 2^-30 not)
+
+
+def test_an_abduction_task_rebuilt_from_its_ground_truth_judges_a_right_answer(pool):
+    from spade.groundtruth import ground_truth, task_from_ground_truth
+
+    task = task_of(pool, draft("abduction"))
+    rebuilt = task_from_ground_truth(ground_truth(task))
+    right, wrong = judge(pool, rebuilt, "[3, 1, 2], 2) == [2, 4, 6]", "[1], 2)")
+    assert right.passed and not wrong.passed
+    deduction = task_of(pool, draft("deduction"))
+    assert "reference_solution" not in ground_truth(deduction)  # its program's output is the answer: not needed
