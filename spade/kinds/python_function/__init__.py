@@ -15,7 +15,7 @@ from spade.audit import screen_code
 from spade.kinds import register
 from spade.kinds.base import Prompt, Scorer
 from spade.kinds.python_function.extract import extract_code
-from spade.kinds.python_function.program import program_job
+from spade.kinds.python_function.program import check_graded, execute_with_checks, program_job
 from spade.kinds.python_function.prompt import build_prompt
 from spade.records import PYTHON_FUNCTION, ExecResult, Task, TaskDraft
 
@@ -43,7 +43,10 @@ class PythonFunction:
 
     def execute(self, pool: Scorer, items: Sequence[tuple[Task, str]],
                 on_done: Callable[[int], None] | None = None) -> list[ExecResult]:
-        return pool.score_many([program_job(task, answer) for task, answer in items], on_done=on_done)
+        checked = [i for i, (task, _) in enumerate(items) if check_graded(task)]
+        if not checked:
+            return pool.score_many([program_job(task, answer) for task, answer in items], on_done=on_done)
+        return execute_with_checks(pool, items, checked, on_done)
 
     def validate(self, tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
         from spade.validate.dynamic import validate_tasks
