@@ -64,8 +64,11 @@ class Worker:
     def pid(self) -> int:
         return self.proc.pid
 
-    def run(self, job: Job, inputs: list[str]) -> dict[str, Any]:
-        """Run `job`, whose inputs the caller encoded (`encode_inputs`: refusing them is the caller's verdict)."""
+    def run(self, job: Job, inputs: list[str] | None = None) -> dict[str, Any]:
+        """Run `job`; `inputs`: its arguments as `encode_inputs` gave them (the pool encodes them first, so that
+        arguments the codec refuses are its verdict), else encoded here (Unencodable for the caller)."""
+        if inputs is None:
+            inputs = self.encode_inputs(job)
         request = {
             "code": job.code, "entry": job.entry_point, "inputs": inputs,
             "limits": list(job.time_limits), "total": job.total_timeout, "mem": job.memory_bytes,
