@@ -272,3 +272,15 @@ def test_an_abduction_task_rebuilt_from_its_ground_truth_judges_a_right_answer(p
     assert right.passed and not wrong.passed
     deduction = task_of(pool, draft("deduction"))
     assert "reference_solution" not in ground_truth(deduction)  # its program's output is the answer: not needed
+
+
+def test_the_loops_grader_scores_an_answer_past_the_codecs_depth_as_a_failure(pool):
+    from spade.config import RewardConfig
+    from spade.records import Candidate
+    from spade.rollout import Grader
+
+    task = task_of(pool, draft("abduction", COUNT, inputs=(([[3]],), ([1],), ([],), ([[[1]]],))))
+    texts = [f"{_deep(65)!r}) == 3", "[[1]]) == 2"]
+    cands = [Candidate(f"{task.task_id}:0:{k}", task.task_id, t, t, "m", "h", 0, 10) for k, t in enumerate(texts)]
+    deep, right = Grader(pool, RewardConfig()).grade_candidates([task, task], cands)
+    assert not deep.result.passed and right.result.passed and right.reward.total > deep.reward.total
