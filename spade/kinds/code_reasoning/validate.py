@@ -167,6 +167,9 @@ def outputs(c: _Case, first: RawRun, second: RawRun) -> tuple[list[Any], list[Pr
     """The program's output on each input from two runs, or the problem that rules the task out."""
     if first.load_status is not None:
         return [], [Problem("reference_" + first.load_status, f"the program does not load: {first.load_error}")]
+    if "output_flood" in first.events or "output_flood" in second.events:  # each judging run would print it again
+        return [], [Problem("output_flood", "the program prints more than executor.max_output_bytes; a "
+                                            "code-reasoning program returns its answer and prints nothing much")]
     values = []
     for k, (a, b) in enumerate(zip(first.outcomes, second.outcomes)):
         where = f"input {k} ({list(c.inputs[k])!r:.60})"

@@ -284,3 +284,9 @@ def test_the_loops_grader_scores_an_answer_past_the_codecs_depth_as_a_failure(po
     cands = [Candidate(f"{task.task_id}:0:{k}", task.task_id, t, t, "m", "h", 0, 10) for k, t in enumerate(texts)]
     deep, right = Grader(pool, RewardConfig()).grade_candidates([task, task], cands)
     assert not deep.result.passed and right.result.passed and right.reward.total > deep.reward.total
+
+
+def test_a_program_that_floods_its_output_is_rejected(pool):
+    flood = "def f(x):\n    print('y' * 1_000_000)\n    return x + 1\n"
+    outcome = validate_drafts([draft("deduction", flood, inputs=((1,), (2,), (3,)))], pool, CFG)[0]
+    assert not outcome.accepted and outcome.reasons == ("output_flood",), outcome
