@@ -138,3 +138,29 @@ def test_env_step_stops_at_its_deadline_and_frees_its_slots(tmp_path):
         assert status == 200
     finally:
         assert svc.stop() == 128 + signal.SIGTERM
+
+
+def test_a_step_whose_client_leaves_drops_its_pending_answers(tmp_path):
+    import json
+    import socket
+
+    config = SLOW_CONFIG | {"serve": {"request_timeout_s": 120.0}}
+    svc = Service(tmp_path, config, args=("--run-dir", str(tmp_path / "run")))
+    try:
+        _, _, body = svc.request("POST", "/v1/env/draw", {"count": 1})
+        task = body["tasks"][0]
+        slow = f"```python\ndef {task['entry_point']}(*args):\n    while True:\n        pass\n```"
+        slows = [slow.replace("pass", f"x = {k}") for k in range(40)]  # distinct programs: none graded from another's
+        data = json.dumps({"task_ids": [task["task_id"]] * 40, "completions": slows}).encode()
+        sock = socket.create_connection((svc.host, svc.port))
+        sock.sendall(b"POST /v1/env/step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data)
+        time.sleep(1.0)
+        sock.close()  # the trainer gave up on its step
+        started = time.monotonic()  # the next step grades on the environment's pool at once, not behind 39 answers
+        quick = f"```python\ndef {task['entry_point']}(*args):\n    return 0\n```"
+        status, _, body = svc.request("POST", "/v1/env/step", {"task_ids": [task["task_id"]], "completions": [quick]})
+        assert status == 200 and body["report"]["committed"] is True, body
+        assert time.monotonic() - started < 8  # 40 one-second answers would hold the workers for 20 s or more
+    finally:
+        assert svc.stop() == 128 + signal.SIGTERM
