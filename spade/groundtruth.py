@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any
 
 from spade.errors import TaskFormatError
@@ -38,6 +39,8 @@ def ground_truth(task: Task, *, verl_code: bool = False) -> str:
         data["reference_cpu_s"] = task.reference_cpu_s
     if task.kind != PYTHON_FUNCTION:  # absent for Python functions: ground truth written before kinds reads the same
         data["kind"], data["params"] = task.kind, task.params
+        if task.params.get("mode") == "abduction" and task.reference_solution:  # judged by running the program,
+            data["reference_solution"] = task.reference_solution  # which an abduction prompt shows anyway
     if verl_code:
         data.update(verl_code_truth(task) or {})
     return json.dumps(data, sort_keys=True, ensure_ascii=False)
@@ -82,21 +85,41 @@ def task_from_ground_truth(text: str) -> Task:
         raise TaskFormatError(
             f"ground_truth is not SPADE ground truth version {VERSION}; re-export the data with `spade export`"
         )
-    entry = str(data["entry_point"])
-    return Task(
-        task_id=str(data["task_id"]), description="", signature=f"def {entry}(*args):", entry_point=entry,
-        difficulty=float(data["difficulty"]),
-        test_cases=tuple(_from_case(c) for c in data["test_cases"]),
-        hidden_test_cases=tuple(_from_case(c) for c in data["hidden_test_cases"]),
-        reference_cpu_s=float(data["reference_cpu_s"]) if "reference_cpu_s" in data else None,
-        kind=str(data.get("kind", PYTHON_FUNCTION)),
-        params=dict(data["params"]) if isinstance(data.get("params"), dict) else {},
-    )
+    # Checked as a task file is (spade.taskio): every field's type, depth and text, one line naming what is wrong.
+    from spade.taskio import task_from_dict
+
+    unknown = sorted(set(data) - _FIELDS, key=str)
+    if unknown:
+        raise TaskFormatError(f"ground_truth: unknown field {unknown[0]!r:.60}; SPADE ground truth has the fields "
+                              f"{', '.join(sorted(_FIELDS))}; re-export the data with `spade export`")
+    for key in ("task_id", "entry_point", "test_cases"):
+        if key not in data:
+            raise TaskFormatError(f"ground_truth: missing field '{key}'; re-export the data with `spade export`")
+    entry = data["entry_point"]
+    if not isinstance(entry, str) or len(entry) > 200:
+        raise TaskFormatError(f"ground_truth: field 'entry_point' = {entry!r:.60} must be the function's name as a "
+                              "string; re-export the data with `spade export`")
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise TaskFormatError(f"ground_truth: field 'params' = {params!r:.60} must be a JSON object")
+    if "reference_cpu_s" in data:
+        params = {**params, "reference_cpu_s": data["reference_cpu_s"]}
+    kind = data.get("kind", PYTHON_FUNCTION)
+    fields = {"task_id": data["task_id"], "description": "(from ground truth)", "entry_point": entry,
+              "signature": f"def {entry}(*args):" if kind == PYTHON_FUNCTION else "", "kind": kind,
+              "difficulty": data.get("difficulty", 0.5), "test_cases": data["test_cases"],
+              "hidden_test_cases": data.get("hidden_test_cases", []), "params": params}
+    if "reference_solution" in data:
+        fields["reference_solution"] = data["reference_solution"]
+    task = task_from_dict(fields, "ground_truth")
+    return replace(task, description="")
+
+
+_FIELDS = frozenset(("spade_ground_truth", "task_id", "entry_point", "difficulty", "test_cases", "hidden_test_cases",
+                     "reference_cpu_s", "kind", "params", "reference_solution", "fn_name", "inputs", "outputs"))
 
 
 def _case(case: TestCase) -> dict[str, Any]:
     return {"input": list(case.args), "expected": case.expected}
 
 
-def _from_case(case: dict[str, Any]) -> TestCase:
-    return TestCase(args=tuple(case["input"]), expected=case["expected"])

@@ -19,14 +19,15 @@ from spade.errors import TaskFormatError
 from spade.jsonfile import DEEP_MARK, MAX_INT_DIGITS, BigInt, digits, parse, read_text, short, too_long
 from spade.pycode import parse_untrusted
 from spade.records import PYTHON_FUNCTION, Task, TestCase
+from spade.untrusted import MAX_VALUE_DEPTH, clean, clean_value, is_text
 
 _REQUIRED = ("task_id", "description", "signature", "test_cases")
 _OPTIONAL = (
     "difficulty", "tags", "entry_point", "reference_solution", "hidden_test_cases", "family", "params", "provenance",
     "kind",
 )
-# Below the sandbox codec's limits (64 levels, 200k items, 4M encoded chars), so a value that loads also crosses.
-MAX_VALUE_DEPTH = 48
+# The sandbox codec's depth (spade.untrusted.MAX_VALUE_DEPTH, for each argument and each expected value) and below its
+# size limits (200k items, 4M encoded chars), so a value that loads also crosses.
 MAX_VALUE_ITEMS = 100_000
 MAX_VALUE_CHARS = 1_000_000
 MAX_REFERENCE_CPU_S = 600.0  # executor.timeout's own ceiling: a reference slower than that cannot set a limit
@@ -99,19 +100,21 @@ def task_from_dict(d: Any, where: str = "task") -> Task:
     if not test_cases:
         raise TaskFormatError(f"{where}: field 'test_cases' = [] is empty; give at least one shown test, e.g. "
                               "[{\"input\": [1, 2], \"expected\": 3}] (a task without tests cannot be failed)")
+    # Text fields are cleaned of lone surrogates (JSON's \\ud800 escapes decode to them): a task loaded is text every
+    # store, response and export can encode. Test values are refused instead (check_value): cleaning one would change it.
     return Task(
-        task_id=d["task_id"],
-        description=d["description"],
-        signature=d["signature"],
+        task_id=clean(d["task_id"]),
+        description=clean(d["description"]),
+        signature=clean(d["signature"]),
         entry_point=entry_point,
         difficulty=float(difficulty),
-        tags=tuple(tags),
+        tags=tuple(map(clean, tags)),
         test_cases=test_cases,
         hidden_test_cases=_cases(d.get("hidden_test_cases", []), where, "hidden_test_cases"),
-        reference_solution=reference,
-        family=family,
-        params={k: v for k, v in d.get("params", {}).items() if k != "reference_cpu_s"},
-        provenance=dict(d.get("provenance", {})),
+        reference_solution=None if reference is None else clean(reference),
+        family=None if family is None else clean(family),
+        params=clean_value({k: v for k, v in d.get("params", {}).items() if k != "reference_cpu_s"}),
+        provenance=clean_value(dict(d.get("provenance", {}))),
         kind=kind,
         reference_cpu_s=float(d["params"]["reference_cpu_s"]) if "reference_cpu_s" in d.get("params", {}) else None,
     )
@@ -180,16 +183,17 @@ def _cases(items: Any, where: str, field: str) -> tuple[TestCase, ...]:
         if not isinstance(case["input"], list):
             raise TaskFormatError(f"{where}: field '{field}[{i}].input' = {short(case['input'])} must be the list "
                                   "of positional arguments, e.g. [[1, 2], 3]")
-        check_value(case["input"], where, f"{field}[{i}].input")
+        check_value(case["input"], where, f"{field}[{i}].input", arguments=True)
         check_value(case["expected"], where, f"{field}[{i}].expected")
         cases.append(TestCase(args=tuple(case["input"]), expected=case["expected"]))
     return tuple(cases)
 
 
-def check_value(value: Any, where: str, field: str) -> None:
+def check_value(value: Any, where: str, field: str, arguments: bool = False) -> None:
     """Refuse a value too deep, too large or holding an integer too long to print, naming it and the fix.
     Iterative (the value may be nested deeper than Python recurses), and one type test per item: a task file
-    holds millions of them."""
+    holds millions of them. `arguments`: the value is a list of arguments, each of which may nest MAX_VALUE_DEPTH."""
+    levels = MAX_VALUE_DEPTH + 1 if arguments else MAX_VALUE_DEPTH
     stack, items, chars = [(value, 0)], 1, 0
     if type(value) not in _NODES:
         stack = []
@@ -197,16 +201,17 @@ def check_value(value: Any, where: str, field: str) -> None:
         chars = len(value) if type(value) is str else 8
     while stack:
         node, depth = stack.pop()
-        if depth >= MAX_VALUE_DEPTH:
-            raise TaskFormatError(f"{where}: field '{field}' = {short(value)} is nested more than {MAX_VALUE_DEPTH} "
-                                  f"levels deep; test values nest at most {MAX_VALUE_DEPTH} levels")
+        if depth >= levels:
+            what = "an argument in it" if arguments else "it"
+            raise TaskFormatError(f"{where}: field '{field}' = {short(value)}: {what} is nested more than "
+                                  f"{MAX_VALUE_DEPTH} levels deep; test values nest at most {MAX_VALUE_DEPTH} levels")
         children = [*node.keys(), *node.values()] if type(node) is dict else node
         items += len(children)
         for child in children:
             kind = type(child)
             if kind is str:
                 chars += len(child)
-                if len(child) == len(DEEP_MARK) and child == DEEP_MARK:
+                if len(child) == len(DEEP_MARK) and child == DEEP_MARK or not child.isascii():
                     _check_scalar(child, where, field)
             elif kind in _NODES:
                 stack.append((child, depth + 1))
@@ -226,6 +231,9 @@ def _check_scalar(v: Any, where: str, field: str) -> None:
     if too_long(v):
         raise TaskFormatError(f"{where}: field '{field}' holds an integer of {digits(v)} digits ({short(v)}); at "
                               f"most {MAX_INT_DIGITS} digits fit Python's int/str limit: use a smaller number")
+    if type(v) is str and not is_text(v):
+        raise TaskFormatError(f"{where}: field '{field}' holds a lone surrogate ({short(v)}: an escape such as \\ud800 "
+                              "without its pair), which is not UTF-8 text; write the character itself or a valid pair")
     if type(v) is str and v == DEEP_MARK:
         raise TaskFormatError(f"{where}: field '{field}' is nested deeper than the parser allows; test values nest "
                               f"at most {MAX_VALUE_DEPTH} levels")

@@ -4,12 +4,13 @@ In: any str from outside (it may hold lone surrogates, NULs, megabytes). Out: th
 with lone surrogates replaced by U+FFFD, so that every later parse, regex, sqlite insert or `.encode()` sees text
 it can handle in time linear in the cap (`clip` keeps the head, `clip_ends` the head and the tail, where final
 answers are); `excerpt` keeps a bounded head with a marker saying what was cut; `json_depth` measures bracket
-nesting in one pass, before `json.loads` would recurse into it.
+nesting in one pass, before `json.loads` would recurse into it. `MAX_VALUE_DEPTH` is the one depth rule for values.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 MAX_COMPLETION_BYTES = 256 << 10  # a completion (~64k tokens); longer ones are cut, as a token limit would cut them
 MAX_ANSWER_BYTES = 64 << 10  # an extracted answer or a parsed span of code; longer answers are a format failure
@@ -17,6 +18,8 @@ MAX_DRAFT_BYTES = 64 << 10  # a proposer's reply (spec or code mode)
 MAX_FIELD_BYTES = 16 << 10  # a short field from outside: a model name, a task id
 MAX_STORED_BYTES = 64 << 10  # a string written to the run database (a load error, a completion's copy)
 MAX_JSON_DEPTH = 64  # brackets; json.loads recurses once per level
+MAX_VALUE_DEPTH = 64  # container levels of one test value ([[1]] is two): the sandbox codec's limit (it is set from
+# this constant) and all the host admits (task files, is_json, answers), so a value the host took always crosses it
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -26,6 +29,24 @@ def clean(text: str) -> str:
     if text.isascii():
         return text
     return _SURROGATE.sub("\ufffd", text)
+
+
+def is_text(text: str) -> bool:
+    """Whether `text` holds no lone surrogate, i.e. is text UTF-8 can carry (a JSON `\\ud800` escape or a `chr`
+    makes one after a decode): a value holding one is refused where it would be stored as a test value."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def clean_value(value: Any) -> Any:
+    """`value` (plain data: a row to export, a response) with every str in it, dict keys too, `clean`ed."""
+    t = type(value)
+    if t is str:
+        return clean(value)
+    if t is list or t is tuple:
+        return [clean_value(v) for v in value]
+    if t is dict:
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
+    return value
 
 
 def clip(text: str, limit: int) -> str:

@@ -4,6 +4,7 @@ import pytest
 
 from spade.errors import TaskFormatError
 from spade.taskio import load_tasks, task_from_dict, task_to_dict
+from spade.untrusted import MAX_VALUE_DEPTH
 
 WRITE_UP_TASK = {
     "task_id": "algo_0031",
@@ -95,13 +96,26 @@ def test_deep_nesting_names_the_field_without_a_recursion_error(tmp_path, depth)
     path = tmp_path / "t.jsonl"
     text = json.dumps(WRITE_UP_TASK).replace('"input": [[2, 7, 11, 15], 9]', '"input": ' + "[" * depth + "]" * depth)
     path.write_text(json.dumps(WRITE_UP_TASK | {"task_id": "ok"}) + "\n" + text + "\n")
-    _one_line_error(path, f"{path}:2", "test_cases[0].input", "nested more than 48 levels")
+    _one_line_error(path, f"{path}:2", "test_cases[0].input", f"nested more than {MAX_VALUE_DEPTH} levels")
 
 
 def test_nesting_inside_a_dict_key_value_and_params_is_bounded_too(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(dict(WRITE_UP_TASK, params={"k": "x"})).replace('"x"', "[" * 5000 + "]" * 5000))
-    _one_line_error(path, "field 'params'", "nested more than 48 levels")
+    _one_line_error(path, "field 'params'", f"nested more than {MAX_VALUE_DEPTH} levels")
+
+
+def test_test_values_load_exactly_as_deep_as_the_sandbox_codec_carries(tmp_path):
+    path = tmp_path / "t.json"
+    deepest = "[" * MAX_VALUE_DEPTH + "1" + "]" * MAX_VALUE_DEPTH  # one argument, one expected value: 64 levels
+    text = json.dumps(WRITE_UP_TASK).replace('"input": [[2, 7, 11, 15], 9]', f'"input": [{deepest}, 9]', 1)
+    path.write_text(text.replace('"expected": [0, 1]', f'"expected": {deepest}', 1))
+    (task,) = load_tasks(path)
+    assert task.test_cases[0].expected == task.test_cases[0].args[0]
+    path.write_text(_case("[" + deepest + "]"))
+    _one_line_error(path, "test_cases[0].expected", f"nested more than {MAX_VALUE_DEPTH} levels")
+    path.write_text(text.replace(f'"input": [{deepest}, 9]', f'"input": [[{deepest}], 9]', 1))
+    _one_line_error(path, "test_cases[0].input", "an argument in it is nested more than")
 
 
 def test_a_latin1_file_names_the_line_and_byte_and_how_to_convert(tmp_path):

@@ -12,10 +12,11 @@ tasks are stored at once (under the iteration still open), so any process can gr
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,11 +27,14 @@ from spade.env.grading import Answer, Graded, grade
 from spade.errors import ConfigError, ValidationError
 from spade.records import AuditEntry, Candidate, Decision, Rejection, Rollout, Task
 from spade.store import IterationTask, IterationWrite, Origin, RunState, RunStore, TaskUse
+from spade.untrusted import over
 
 if TYPE_CHECKING:
     from spade.env.proposer import ProposalVerdict, ProposerPrompt
 
 RUN_DIR_KEY = "spade_run_dir"  # a row's extra_info key naming its live run (spade.env.verl writes, reward_fn reads)
+MAX_PROPOSALS = 256  # completions one submit_proposals call judges (each is parsed, run twice and deduplicated)
+MAX_KEY_BYTES = 256  # a report's idempotency key as stored; a longer one is stored as its sha256
 DRAW_SEED_BASE = 1 << 40  # draws seed and index their drafts far from the loop's iterations, so neither repeats the other
 
 
@@ -47,6 +51,16 @@ class Drawn:
         from spade.policy.prompts import build_prompt
 
         return [dict(m) for m in build_prompt(self.task, variant).messages]
+
+    def shown(self) -> dict[str, Any]:
+        """The task as a trainer may show it: its text and the public tests as its kind's prompt shows them
+        (spade.kinds.shown_tests); never a hidden test, the reference, or an expected value that is the answer."""
+        from spade.kinds import shown_tests
+
+        t = self.task
+        return {"task_id": t.task_id, "kind": t.kind, "family": t.family, "difficulty": t.difficulty,
+                "description": t.description, "signature": t.signature, "entry_point": t.entry_point,
+                "test_cases": shown_tests(t)}
 
     def row(self, variant: int = 0) -> dict[str, Any]:
         """A dataset row for TRL (and the GRPO export): conversational `prompt`, `task_id`, `ground_truth`."""
@@ -316,6 +330,9 @@ class Environment:
         from spade.selfplay import judging
 
         cfg, sp = self.config, self.config.selfplay
+        if len(completions) > MAX_PROPOSALS:
+            raise ConfigError(f"submit_proposals got {len(completions)} completions, over the {MAX_PROPOSALS} one call "
+                              "judges; split them into several calls")
         resolved = [pr.prompt_of(p) for p in prompts]
         if len(resolved) != len(completions):
             raise ConfigError(f"submit_proposals got {len(resolved)} prompts and {len(completions)} completions; "
@@ -366,16 +383,17 @@ class Environment:
             self._tasks[task_id] = task
         return task
 
-    def score(self, tasks: Sequence[Task | str], completions: Sequence[str], *, prefilled: bool = False
-              ) -> list[Graded]:
+    def score(self, tasks: Sequence[Task | str], completions: Sequence[str], *, prefilled: bool = False,
+              through: Callable[[Any], Any] | None = None) -> list[Graded]:
         """Grade each completion on its task (a `Task` or a stored task id) as `spade run` does; records nothing.
-        `prefilled`: the prompts ended inside the opening code fence (SPADE's rendered text prompts do)."""
+        `prefilled`: the prompts ended inside the opening code fence (SPADE's rendered text prompts do).
+        `through(pool)`: a view of the environment's pool to grade through (the service's width and cancellation)."""
         resolved = [t if isinstance(t, Task) else self.task(t) for t in tasks]
         answers = [Answer(t, c, prefilled) for t, c in zip(resolved, completions, strict=True)]
         with self._lock:
             self._process()
             pool = self._pool
-        return grade(pool, self.config.reward, answers)
+        return grade(pool if through is None else through(pool), self.config.reward, answers)
 
     # --- report --------------------------------------------------------------------------------------------
     def report(self, graded: Sequence[Graded], *, model: str = "external", variants: Sequence[int] | None = None,
@@ -387,6 +405,8 @@ class Environment:
             return Report(iteration=self._store().last_iteration(), decisions=(), metrics={}, committed=False)
         variants = list(variants) if variants is not None else [0] * len(graded)
         new_tokens = list(new_tokens) if new_tokens is not None else [0] * len(graded)
+        if key is not None and over(key, MAX_KEY_BYTES):  # stored in the run's meta table: a digest stands for it
+            key = "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
         store = self._store()
         started = time.time()
         w, committed = store.commit_next(

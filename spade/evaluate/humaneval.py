@@ -5,7 +5,8 @@ literal argument lists of `candidate(...)` calls in each problem's `check`; expe
 the canonical solution on them in the sandbox, so checks that are not equality (abs(x - y) < eps, `is True`)
 still give strict tests. A check with no literal calls (randomised: 32, 38, 50) is run once in the sandbox with
 a recording candidate to learn its inputs; where any answer that satisfies the check is right (find_zero: any
-root), the task is graded by the problem's own `check(candidate)`, run in the sandbox (spade.kinds.python_function.program.graded_job).
+root), the task is graded by the problem's own `check(candidate)`, run in the sandbox in a process the answer never
+ran in, on the values the answer returned (spade.kinds.python_function.program.execute_with_checks).
 Out: all 164 tasks 'HumanEval/<n>', description = the problem's prompt, provenance['prompt'] for completions.
 """
 

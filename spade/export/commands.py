@@ -19,6 +19,7 @@ from spade.errors import ConfigError
 from spade.export import formats
 from spade.export.rows import read_rows, read_tasks
 from spade.store import RunStore
+from spade.untrusted import clean, clean_value
 
 FORMATS = ("sft", "dpo", "grpo", "verl", "openrlhf", "proposer")
 PYARROW_HINT = "pip install pyarrow==26.0.1"
@@ -110,11 +111,24 @@ def _load_tokenizer(name: str) -> Any:
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for row in rows:  # a lone surrogate in any string (a decoded escape) becomes U+FFFD: valid UTF-8
+                fh.write(clean(json.dumps(row, ensure_ascii=False)) + "\n")
+
+    _replace_whole(path, write)
+
+
+def _replace_whole(path: Path, write: Callable[[Path], None]) -> None:
+    """`write` a temporary file beside `path`, then rename it over `path`: a failure (or Ctrl-C) leaves the old
+    file, or none, and never a partial or temporary one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -123,6 +137,4 @@ def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
         import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError(f"writing {path.name} (parquet) needs pyarrow; install it with `{PYARROW_HINT}`") from None
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(pa.Table.from_pylist(rows), str(tmp))
-    os.replace(tmp, path)
+    _replace_whole(path, lambda tmp: pq.write_table(pa.Table.from_pylist(clean_value(rows)), str(tmp)))

@@ -6,7 +6,7 @@ validates it. An unknown kind is refused with the known ones listed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.kinds.base import Prompt, Scorer, TaskKind, prompt_hash
 from spade.records import PYTHON_FUNCTION, Task, TaskDraft
@@ -24,6 +24,22 @@ def register(kind: TaskKind) -> TaskKind:
 
 def kind_of(task: Task) -> TaskKind:
     return KINDS.get(task.kind)
+
+
+def shown_tests(task: Task) -> list[dict[str, Any]]:
+    """The public tests as a trainer may see them (/v1/env/draw, `Drawn.shown`): what the task's prompt shows, as
+    the kind decides with an optional `shown_tests(task)`. A kind without one shows the inputs only: an expected
+    value is an answer unless the kind says its prompt shows it (a Python function's examples do; a math or SQL
+    task's expected result, a deduction's output, never)."""
+    decide = getattr(kind_of(task), "shown_tests", None)
+    if decide is not None:
+        return list(decide(task))
+    return [{"input": list(t.args)} for t in task.test_cases]
+
+
+def public_pairs(task: Task) -> list[dict[str, Any]]:
+    """Every public test with its expected value: for a kind whose prompt shows them as examples."""
+    return [{"input": list(t.args), "expected": t.expected} for t in task.test_cases]
 
 
 def validate_tasks(tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
@@ -53,4 +69,4 @@ def group_by_kind(tasks: Sequence[Task] | Sequence[TaskDraft]) -> dict[str, list
 
 
 __all__ = ["KINDS", "PYTHON_FUNCTION", "Prompt", "Scorer", "TaskKind", "group_by_kind", "kind_of", "prompt_hash",
-           "register", "validate_drafts", "validate_tasks"]
+           "public_pairs", "register", "shown_tests", "validate_drafts", "validate_tasks"]

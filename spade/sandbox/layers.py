@@ -19,6 +19,7 @@ from pathlib import Path
 from spade.config import ExecutorConfig
 from spade.errors import SandboxError
 from spade.sandbox.libraries import bwrap_binds
+from spade.untrusted import MAX_VALUE_DEPTH
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 LAYERS = ("namespaces", "network_off", "readonly_root", "private_tmp", "uid_drop", "seccomp", "rlimits")
@@ -49,7 +50,8 @@ class Plan:
 
     def argv(self, uid: int, tmp: str, tmpfs_bytes: int) -> list[str]:
         python = os.path.realpath(sys.executable)
-        settings = {"uid": uid, "drop_uid": self.drop_uid, "seccomp": self.use_seccomp, "fsize": tmpfs_bytes}
+        settings = {"uid": uid, "drop_uid": self.drop_uid, "seccomp": self.use_seccomp, "fsize": tmpfs_bytes,
+                    "max_depth": MAX_VALUE_DEPTH}
         # -s -P -S -B is -I -S -B but for -E: the interpreter reads PYTHONHASHSEED, the one PYTHON* variable in an
         # environment the host sets whole (bwrap's --clearenv, or env() below).
         if not self.uses_bwrap:

@@ -158,12 +158,16 @@ class SandboxPool:
         if self.cfg.isolation == "none":
             warnings.warn("executor.isolation = 'none': candidate code runs without isolation (debugging only)",
                           UnsafeSandboxWarning, stacklevel=2)
+        try:  # arguments the codec refuses (nested too deep, too many items) never reach a worker: a verdict
+            inputs = Worker.encode_inputs(job)
+        except codec.Unencodable as exc:
+            return refused_inputs(len(job.inputs), str(exc))
         free = self._queue_for(job.hash_seed)
         slot, worker = free.get()
         try:
             if _gone(worker):  # died between jobs: not this candidate's doing, so it does not cost it a verdict
                 worker = self._replace(slot, worker, "it died while idle")
-            worker, reply, died = self._attempts(slot, worker, lambda w: w.run(job))
+            worker, reply, died = self._attempts(slot, worker, lambda w: w.run(job, inputs))
             if died is not None:
                 return internal_error(len(job.inputs), died)
             raw, malformed = _raw_run(reply, len(job.inputs))
@@ -288,6 +292,12 @@ def internal_error(n: int, why: str) -> RawRun:
     outcome = RawOutcome(OutcomeKind.INTERNAL_ERROR, error=why[:300])
     return RawRun(outcomes=(outcome,) * n, cpu_time_s=0.0, peak_memory_kb=0, wall_time_s=0.0,
                   events=("internal_error",))
+
+
+def refused_inputs(n: int, why: str) -> RawRun:
+    """The verdict for a job whose arguments the codec refuses: every test unencodable, nothing run."""
+    outcome = RawOutcome(OutcomeKind.UNENCODABLE, error=excerpt(f"not run: {why}", MAX_ERROR_BYTES))
+    return RawRun(outcomes=(outcome,) * n, cpu_time_s=0.0, peak_memory_kb=0, wall_time_s=0.0)
 
 
 def _gone(worker: Worker) -> bool:

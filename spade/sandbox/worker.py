@@ -21,6 +21,9 @@ from spade.errors import SandboxError
 from spade.sandbox.inside import codec
 from spade.sandbox.job import Job
 from spade.sandbox.layers import Plan
+from spade.untrusted import MAX_VALUE_DEPTH
+
+codec.configure(MAX_VALUE_DEPTH)  # the host's half of the codec; the zygote's half is set from its settings
 
 START_TIMEOUT_S = 30.0
 SLACK_S = 10.0
@@ -61,14 +64,28 @@ class Worker:
     def pid(self) -> int:
         return self.proc.pid
 
-    def run(self, job: Job) -> dict[str, Any]:
+    def run(self, job: Job, inputs: list[str] | None = None) -> dict[str, Any]:
+        """Run `job`; `inputs`: its arguments as `encode_inputs` gave them (the pool encodes them first, so that
+        arguments the codec refuses are its verdict), else encoded here (Unencodable for the caller)."""
+        if inputs is None:
+            inputs = self.encode_inputs(job)
         request = {
-            "code": job.code, "entry": job.entry_point,
-            "inputs": [codec.encode(tuple(args)) for args in job.inputs],
+            "code": job.code, "entry": job.entry_point, "inputs": inputs,
             "limits": list(job.time_limits), "total": job.total_timeout, "mem": job.memory_bytes,
             "out_cap": job.max_output_bytes, "run_all": job.run_all_tests_after_timeout,
         }
         return self.call(request, job.total_timeout)
+
+    @staticmethod
+    def encode_inputs(job: Job) -> list[str]:
+        """Each test's arguments in the codec's text; Unencodable names the first test the codec refuses."""
+        out = []
+        for i, args in enumerate(job.inputs):
+            try:
+                out.append(codec.encode_args(tuple(args)))
+            except codec.Unencodable as exc:
+                raise codec.Unencodable(f"test {i}'s arguments: {exc}") from None
+        return out
 
     def call(self, request: dict[str, Any], limit_s: float) -> dict[str, Any]:
         """Send one job's control message and wait for its reply, `limit_s` plus slack at most."""

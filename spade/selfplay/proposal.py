@@ -17,10 +17,11 @@ from typing import Any
 
 from spade.kinds.code_reasoning.proposer_role import PREFILL
 from spade.kinds.code_reasoning.validate import split_inputs
-from spade.pycode import parse_untrusted
+from spade.pycode import ParseBudget, longest_parse
 from spade.records import TaskDraft
 from spade.sandbox.job import to_json_value
-from spade.validate.types import is_json
+from spade.untrusted import clean
+from spade.validate.types import are_json_args
 
 MAX_PROPOSAL_CHARS = 4000
 MAX_INPUTS = 8
@@ -40,7 +41,7 @@ def parse_proposal(completion: str, *, prefilled: bool = True, need_inputs: bool
     """The proposal in `completion`, or a reason code: no_function, syntax_error, no_inputs, arity_mismatch (calls,
     but none with an argument count f takes). With `need_inputs` false a proposal without usable calls is returned
     with no inputs (the environment completes them: spade.selfplay.inputs)."""
-    text = ((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS]
+    text = clean(((PREFILL if prefilled else "") + completion[:MAX_PROPOSAL_CHARS])[:MAX_PROPOSAL_CHARS])
     block = text.split("```python", 1)[-1].split("```", 1)[0] if "```" in text else text
     tree = _longest_module(block)
     if tree is None:
@@ -70,7 +71,8 @@ def parse_proposal(completion: str, *, prefilled: bool = True, need_inputs: bool
     if not inputs and need_inputs:
         return "arity_mismatch" if misfits else "no_inputs"
     doc = ast.get_docstring(func) or ""
-    description = doc.strip().splitlines()[0][:200] if doc.strip() else "Find the function from its examples."
+    # A docstring is decoded: its escapes (\\ud800) can spell a lone surrogate the raw text did not hold.
+    description = clean(doc.strip().splitlines()[0][:200]) if doc.strip() else "Find the function from its examples."
     signature = (ast.get_source_segment(block, func) or "").split("\n", 1)[0].rstrip(":").strip()
     return ParsedProposal(program, signature, tuple(inputs), description)
 
@@ -108,15 +110,12 @@ def _literal_call(source: str, call: ast.Call) -> list[Any] | None:
         args = [to_json_value(ast.literal_eval(a)) for a in call.args]
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return None
-    return args if is_json(args) else None
+    return args if are_json_args(args) else None
 
 
 def _longest_module(block: str) -> ast.Module | None:
-    """The block parsed, or its longest parseable prefix of whole lines (a completion cut off mid-line)."""
-    lines = block.split("\n")
-    for end in range(len(lines), 0, -1):
-        try:
-            return parse_untrusted("\n".join(lines[:end]))
-        except SyntaxError:
-            continue
-    return None
+    """The block parsed, or its longest parseable prefix of whole lines (a completion cut off mid-line), within the
+    extractors' parse budget (spade.pycode.ParseBudget: a few parses cut where each SyntaxError points, never one
+    parse per line)."""
+    found = longest_parse(block.split("\n"), 0, ParseBudget())
+    return None if found is None else found[1]

@@ -11,6 +11,7 @@ with the application and closed after its in-flight work, within the one shutdow
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -40,9 +41,18 @@ from spade.service.work import (
     until_gone,
     width_for,
 )
+from spade.untrusted import clean
 
 PoolFactory = Callable[[Any], Any]
 log = logging.getLogger("spade.service")
+
+
+class TextJSONResponse(JSONResponse):
+    """JSON whose every string is text UTF-8 carries: a lone surrogate anywhere in an answer (a decoded escape in
+    a task, a model's output) becomes U+FFFD instead of an encoding error, i.e. an HTTP 500."""
+
+    def render(self, content: Any) -> bytes:
+        return clean(json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))).encode("utf-8")
 
 
 def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | None = None,
@@ -82,27 +92,28 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
 
         environment = Environment.open(run_dir, cfg)
 
-    app = FastAPI(title="spade serve", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="spade serve", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  default_response_class=TextJSONResponse)
     app.state.metrics = metrics
     if environment is not None:
         from spade.service.environment import router
 
-        app.include_router(router(environment, lambda deadline: app.state.admission.slot(deadline),
-                                  serve.request_timeout_s))
+        app.include_router(router(environment, lambda deadline, weight=1: app.state.admission.slot(deadline, weight),
+                                  serve, cfg.executor))
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> JSONResponse:
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
+        return TextJSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(TaskFormatError)
     async def bad_task(request: Request, exc: TaskFormatError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        return TextJSONResponse({"detail": str(exc)}, status_code=422)
 
     @app.exception_handler(TooMuchWork)
     @app.exception_handler(LimitTooHigh)
     async def over_caps(request: Request, exc: TooMuchWork | LimitTooHigh) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return TextJSONResponse({"detail": str(exc)}, status_code=exc.status)
 
     @app.post("/run_code", response_model=RunCodeResponse, response_model_exclude_none=False)
     async def run_code(body: RunCodeRequest, request: Request) -> RunCodeResponse:
@@ -161,13 +172,13 @@ def create_app(cfg: SpadeConfig, token: str | None, pool_factory: PoolFactory | 
 
     def _gone(request: Request) -> JSONResponse:
         request.state.verdict = "cancelled"
-        return JSONResponse({"detail": "the client went away; the request's pending work was dropped"},
+        return TextJSONResponse({"detail": "the client went away; the request's pending work was dropped"},
                             status_code=499)
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:
         draining = request.app.state.admission.draining
-        return JSONResponse({"status": "draining" if draining else "ok"}, status_code=503 if draining else 200)
+        return TextJSONResponse({"status": "draining" if draining else "ok"}, status_code=503 if draining else 200)
 
     @app.get("/v1/ping")
     async def ping() -> str:

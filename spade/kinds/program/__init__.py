@@ -12,7 +12,7 @@ sandbox (judge.py); screened like Python code (spade.audit). Families: families/
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.audit import screen_code
 from spade.kinds import register
@@ -37,6 +37,11 @@ class ProgramKind:
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
         return extract_program(completion, prefilled=prefilled, starter=task_starter(task))
+
+    def shown_tests(self, task: Task) -> list[dict[str, Any]]:
+        from spade.kinds import public_pairs
+
+        return public_pairs(task)  # the prompt shows them as examples
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return screen_code(answer)

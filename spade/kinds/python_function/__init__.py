@@ -9,13 +9,13 @@ reference, determinism and mutant-killing tests (spade.validate).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.audit import screen_code
 from spade.kinds import register
 from spade.kinds.base import Prompt, Scorer
 from spade.kinds.python_function.extract import extract_code
-from spade.kinds.python_function.program import program_job
+from spade.kinds.python_function.program import check_graded, execute_with_checks, program_job
 from spade.kinds.python_function.prompt import build_prompt
 from spade.records import PYTHON_FUNCTION, ExecResult, Task, TaskDraft
 
@@ -33,12 +33,20 @@ class PythonFunction:
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
         return extract_code(completion, task.entry_point, prefilled=prefilled)
 
+    def shown_tests(self, task: Task) -> list[dict[str, Any]]:
+        from spade.kinds import public_pairs
+
+        return public_pairs(task)  # the prompt shows them as examples
+
     def screen(self, answer: str) -> tuple[str, ...]:
         return screen_code(answer)
 
     def execute(self, pool: Scorer, items: Sequence[tuple[Task, str]],
                 on_done: Callable[[int], None] | None = None) -> list[ExecResult]:
-        return pool.score_many([program_job(task, answer) for task, answer in items], on_done=on_done)
+        checked = [i for i, (task, _) in enumerate(items) if check_graded(task)]
+        if not checked:
+            return pool.score_many([program_job(task, answer) for task, answer in items], on_done=on_done)
+        return execute_with_checks(pool, items, checked, on_done)
 
     def validate(self, tasks: Sequence[Task], pool: Scorer | None, cfg: GenerationConfig) -> list[ValidationOutcome]:
         from spade.validate.dynamic import validate_tasks

@@ -11,7 +11,7 @@ SPADE's own mutations (bugs.py) into a Python function family's reference.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spade.kinds import register
 from spade.kinds.base import Prompt, Scorer
@@ -34,6 +34,11 @@ class Repair:
 
     def extract(self, task: Task, completion: str, *, prefilled: bool = True) -> str:
         return PYTHON.extract(task, completion, prefilled=prefilled)
+
+    def shown_tests(self, task: Task) -> list[dict[str, Any]]:
+        from spade.kinds import public_pairs
+
+        return public_pairs(task)  # the prompt shows them as examples
 
     def screen(self, answer: str) -> tuple[str, ...]:
         return PYTHON.screen(answer)

@@ -21,7 +21,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_DEPTH = 64
+MAX_DEPTH: int
+"""Container levels one value may nest: a test's argument, an expected or a returned value (`[[1]]` is two). Not
+spelled here: the host's one depth rule, spade.untrusted.MAX_VALUE_DEPTH, is set by `configure` (on the host by
+spade.sandbox.worker, inside by the zygote from its settings), so what the host admits always crosses."""
 MAX_ITEMS = 200_000
 MAX_CHARS = 4_000_000
 MAX_INT_DIGITS = 4300
@@ -29,6 +32,12 @@ MAX_INT_DIGITS = 4300
 MAX_SAME_HASH = 8
 """Set elements or dict keys of one decoded container that may share a hash value (a forged frame of ints
 k·(2**61 - 1) all hash alike and would make building the set quadratic)."""
+
+
+def configure(max_depth: int) -> None:
+    """Set MAX_DEPTH, before any value is encoded or decoded."""
+    global MAX_DEPTH
+    MAX_DEPTH = max_depth
 
 
 class Unencodable(Exception):
@@ -95,8 +104,17 @@ def _whole(scan: Any, text: str) -> Any:
 
 def encode(value: Any) -> str:
     """Encode `value` or raise Unencodable naming the offending type or limit."""
+    return _encode(value, 0)
+
+
+def encode_args(args: tuple[Any, ...]) -> str:
+    """Encode one call's arguments (a tuple): each argument may nest MAX_DEPTH levels, the tuple around them aside."""
+    return _encode(args, -1)
+
+
+def _encode(value: Any, depth: int) -> str:
     budget = [MAX_ITEMS]
-    tree = _tree(value, 0, budget)
+    tree = _tree(value, depth, budget)
     try:
         text = _dumps_tree(tree)
     except (ValueError, RecursionError) as exc:  # huge ints past the str-conversion limit
@@ -112,8 +130,7 @@ def _dumps_tree(tree: Any) -> str:
 
 
 def _tree(v: Any, depth: int, budget: list[int]) -> Any:
-    if depth > MAX_DEPTH:
-        raise Unencodable(f"nested deeper than {MAX_DEPTH}")
+    """`v`, `depth` containers down, as a tagged tree; a container at depth MAX_DEPTH would be one level too many."""
     budget[0] -= 1
     if budget[0] < 0:
         raise Unencodable(f"more than {MAX_ITEMS} items")
@@ -126,6 +143,8 @@ def _tree(v: Any, depth: int, budget: list[int]) -> Any:
         return v
     if t is _BYTES:
         return ["B", _hex(v)]
+    if depth >= MAX_DEPTH:
+        raise Unencodable(f"nested more than {MAX_DEPTH} levels deep")
     tag = _TAGS.get(t)
     if tag is not None:
         if _SCALARS.issuperset(map(_type, v)):  # flat (the common case): no call per item

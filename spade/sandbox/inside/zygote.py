@@ -34,6 +34,7 @@ CLEANUP_ENTRIES = 2_000_000
 def main() -> None:
     os.environ.pop("PYTHONHASHSEED", None)  # read at start-up (the host's fixed seed); candidates need not see it
     settings = codec.plain_loads(sys.argv[1])
+    codec.configure(settings["max_depth"])  # the host's one depth rule (spade.untrusted.MAX_VALUE_DEPTH)
     if settings.get("ext"):
         sys.path.append(settings["ext"])
     guard = Guard(settings)

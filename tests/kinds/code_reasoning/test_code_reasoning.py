@@ -192,3 +192,101 @@ def test_admitted_proposals_past_the_slots_are_surplus_unplayed_and_unrewarded(p
     record = extra.record(0, None, "m", SelfplayConfig(), None)
     assert record.valid and record.task_id is None and record.reward == 0.0
     assert bound_admitted(entries, 5) == 0 and [e.admitted for e in entries] == [True, True, False]
+
+
+def _deep(levels: int, inner: object = 3) -> object:
+    value = inner
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+# 64: spade.untrusted.MAX_VALUE_DEPTH, the sandbox codec's depth (spelled out so that the test runs on any tree).
+COUNT = "def f(x):\n    return str(x).count('[')\n"
+
+
+def test_an_answer_nested_past_the_codecs_depth_is_a_wrong_answer_not_an_exception(pool):
+    task = task_of(pool, draft("abduction", COUNT, inputs=(([[3]],), ([1],), ([],), ([[[1]]],))))
+    assert task.test_cases[0].expected == 2
+    too_deep = f"{_deep(65)!r}) == 3"  # the repro: 146 bytes after `assert f(`
+    right, deepest, over = judge(pool, task, "[[1]]) == 2", f"{_deep(64)!r})", too_deep)
+    assert right.passed and not deepest.passed and deepest.status is ExecStatus.FAILED
+    assert not over.passed and over.status is ExecStatus.FAILED
+
+
+def test_a_draft_whose_input_the_codec_refuses_is_rejected_not_raised(pool):
+    for mode in ("deduction", "abduction"):
+        inputs = ((_deep(65),), ([1],), ([],), ([[2]],))
+        outcome = validate_drafts([draft(mode, COUNT, inputs=inputs)], pool, CFG)[0]
+        assert not outcome.accepted and "nested more than 64 levels" in outcome.details[0], outcome.details
+    python = TaskDraft("t-py-deep", "Count brackets.", "def f(x)", "f", 0.2, (), ((_deep(65),),),
+                       (([1],),), COUNT)
+    assert not validate_drafts([python], pool, CFG)[0].accepted
+
+
+SET_PROGRAM = "def f(words):\n    return {w.upper() for w in words if w}\n"
+
+
+def test_a_program_returning_a_set_is_admitted_and_a_set_answer_compares_as_a_set(pool):
+    inputs = ((["spam", "eggs", "ham"],), (["a", "", "b"],), (["x"],))
+    deduction = task_of(pool, draft("deduction", SET_PROGRAM, inputs=inputs))  # not refused as nondeterministic
+    right, reordered, as_list, wrong = judge(pool, deduction, "{'SPAM', 'EGGS', 'HAM'}", "{'HAM', 'SPAM', 'EGGS'}",
+                                             "['EGGS', 'HAM', 'SPAM']", "{'SPAM'}")
+    assert right.passed and reordered.passed and not wrong.passed
+    abduction = task_of(pool, draft("abduction", SET_PROGRAM, inputs=inputs))
+    other_order, = judge(pool, abduction, "['ham', 'eggs', 'spam', 'ham'])")
+    assert other_order.passed
+
+
+TYPED = "def f(x):\n    return type(x).__name__ + str(len(x))\n"
+
+
+def test_abduction_arguments_reach_f_with_their_python_types(pool):
+    task = task_of(pool, draft("abduction", TYPED, inputs=(((1, 2),), ([1],), ({3},))))
+    assert task.test_cases[0].expected == "tuple2"
+    as_tuple, as_list, as_set = judge(pool, task, "(7, 8)) == 'tuple2'", "[7, 8])", "{7, 8})")
+    assert as_tuple.passed and not as_list.passed and not as_set.passed
+
+
+COIN = ("import random\n\ndef f(x):\n    if x in (1, 2, 3):\n        return x * 2\n"
+        "    return random.SystemRandom().choice([0, 2])\n")
+HASHED = "def f(x):\n    if x in (1, 2, 3):\n        return x * 2\n    return 2 * (hash(str(x)) % 2)\n"
+
+
+def test_an_f_that_disagrees_with_itself_on_the_solvers_input_is_the_tasks_fault(pool):
+    for program in (COIN, HASHED):
+        task = task_of(pool, draft("abduction", program, inputs=((1,), (2,), (3,))))
+        assert task.test_cases[0].expected == 2
+        answers = [f"{n}) == 2" for n in range(10, 40)]
+        results = judge(pool, task, *answers)
+        flagged = [r for r in results if "task_nondeterministic" in r.events]
+        assert flagged and not any(r.passed for r in flagged)  # 30 answers: some runs disagree (odds 2^-30 not)
+
+
+def test_an_abduction_task_rebuilt_from_its_ground_truth_judges_a_right_answer(pool):
+    from spade.groundtruth import ground_truth, task_from_ground_truth
+
+    task = task_of(pool, draft("abduction"))
+    rebuilt = task_from_ground_truth(ground_truth(task))
+    right, wrong = judge(pool, rebuilt, "[3, 1, 2], 2) == [2, 4, 6]", "[1], 2)")
+    assert right.passed and not wrong.passed
+    deduction = task_of(pool, draft("deduction"))
+    assert "reference_solution" not in ground_truth(deduction)  # its program's output is the answer: not needed
+
+
+def test_the_loops_grader_scores_an_answer_past_the_codecs_depth_as_a_failure(pool):
+    from spade.config import RewardConfig
+    from spade.records import Candidate
+    from spade.rollout import Grader
+
+    task = task_of(pool, draft("abduction", COUNT, inputs=(([[3]],), ([1],), ([],), ([[[1]]],))))
+    texts = [f"{_deep(65)!r}) == 3", "[[1]]) == 2"]
+    cands = [Candidate(f"{task.task_id}:0:{k}", task.task_id, t, t, "m", "h", 0, 10) for k, t in enumerate(texts)]
+    deep, right = Grader(pool, RewardConfig()).grade_candidates([task, task], cands)
+    assert not deep.result.passed and right.result.passed and right.reward.total > deep.reward.total
+
+
+def test_a_program_that_floods_its_output_is_rejected(pool):
+    flood = "def f(x):\n    print('y' * 1_000_000)\n    return x + 1\n"
+    outcome = validate_drafts([draft("deduction", flood, inputs=((1,), (2,), (3,)))], pool, CFG)[0]
+    assert not outcome.accepted and outcome.reasons == ("output_flood",), outcome
