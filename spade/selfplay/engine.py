@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from spade.store import RunStore
 
 PROPOSER, PROCEDURAL, LEAGUE = "proposer", "procedural", "league"
+NONDETERMINISTIC_JUDGE = "task_nondeterministic"  # a verdict's event: the task's f disagreed with itself
 
 
 @dataclass
@@ -276,9 +277,13 @@ class SelfPlay:
         """Rewards for the proposals, the mix steered, collapse checked, the proposer trained when due."""
         rates: dict[str, list[float]] = defaultdict(list)
         texts: dict[str, list[str]] = defaultdict(list)
+        unsteady: set[str] = set()
         for r in rollouts:
             rates[r.task_id].append(float(r.passed))
             texts[r.task_id].append(r.candidate.completion)
+            if NONDETERMINISTIC_JUDGE in r.result.events:
+                unsteady.add(r.task_id)
+        self._blame(w, unsteady)
         self._reward(e, w, rates)
         self._observe(w, rates)
         self._against_past(w, rates)
@@ -292,6 +297,16 @@ class SelfPlay:
         w.metrics["selfplay/proposer_share"] = self.mix.proposer_share
         w.metrics["selfplay/league_tasks"] = float(len(self.league_ids))
         w.metrics["selfplay/league_uses_total"] = self.counters.get("league_tasks", 0.0)
+
+    def _blame(self, w: IterationWrite, unsteady: set[str]) -> None:
+        """A proposal whose f gave two answers to one solver's input when the judge ran it twice (event
+        task_nondeterministic) is the proposal's fault: invalid (reason judge_nondeterministic), paid the invalid
+        penalty, never learnability; the solver got no credit on it (spade.kinds.code_reasoning.judge)."""
+        for p in self.pending:
+            if p.admitted and p.task_id in unsteady:
+                w.audit.append(AuditEntry("proposal", p.task_id or p.proposal_id, p.by or "base", "",
+                                          "invalid: f disagreed with itself on a solver's input"))
+                p.valid, p.reason = False, "judge_nondeterministic"
 
     def _reward(self, e: Engine, w: IterationWrite, rates: dict[str, list[float]]) -> None:
         sp = self.cfg.selfplay

@@ -58,3 +58,27 @@ def test_a_screened_proposal_is_no_proposer_training_or_export_row(env, tmp_path
     assert rows and "n * 3 + 1" in text
     for marker in ("/etc/passwd", "socket", "listdir", "eval("):
         assert marker not in text
+
+
+def test_a_proposal_whose_f_disagrees_with_itself_on_a_solvers_input_is_its_fault():
+    """The abduction judge runs f twice on the solver's input (spade.kinds.code_reasoning.judge); a disagreement
+    (event task_nondeterministic) makes the proposal invalid and pays the invalid penalty, never learnability."""
+    from spade.kinds.code_reasoning.proposer_role import proposer_task
+    from spade.records import Task
+    from spade.selfplay.engine import SelfPlay
+    from spade.selfplay.judging import judged
+    from spade.store import IterationWrite
+
+    cfg = load_config(None)
+    sp = SelfPlay(cfg, None, None)  # type: ignore[arg-type]
+    steady, coin = (judged(f"p-{n}", proposer_task(f"proposer-0-{n}", 0.3, [], "abduction"), "x): ...", True)
+                    for n in ("steady", "coin"))
+    for e, tid in ((steady, "t-steady"), (coin, "t-coin")):
+        e.valid, e.reason, e.task = True, "ok", Task(tid, "", "def f(x)", "f", 0.3)
+    sp.pending = [steady, coin]
+    w = IterationWrite(iteration=0)
+    sp._blame(w, {"t-coin"})
+    assert (coin.valid, coin.reason) == (False, "judge_nondeterministic") and steady.valid
+    rec = coin.record(0, None, "m", cfg.selfplay, 0.5)
+    assert rec.reward == -cfg.selfplay.invalid_penalty and rec.learnability == 0.0
+    assert steady.record(0, None, "m", cfg.selfplay, 0.5).learnability == 0.5
