@@ -124,3 +124,12 @@ class SandboxFusionClient:
         if status == "Success" and ran and ran.get("status") == "Finished":
             return (ran.get("stdout") or "").rstrip("\n") == expected.rstrip("\n")
         return -1
+
+
+def serving_run(tmp_path_factory: Any, config: dict[str, Any]) -> Any:
+    """A module's live `spade serve --run-dir` (a generator for a pytest fixture): started in a fresh folder, and
+    at the end stopped by SIGTERM, which it must answer by exiting with 128 + SIGTERM."""
+    tmp = tmp_path_factory.mktemp("live")
+    svc = Service(tmp, config, args=("--run-dir", str(tmp / "run")))
+    yield svc
+    assert svc.stop() == 128 + signal.SIGTERM

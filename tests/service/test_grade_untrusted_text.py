@@ -4,11 +4,9 @@ them) in completions, code, the task and the model name, and a sum too long for 
 
 from __future__ import annotations
 
-import signal
-
 import pytest
 
-from tests.service.helpers import Service
+from tests.service.helpers import serving_run
 
 CONFIG = {"executor": {"workers": 1, "memory_limit": "256m"},
           "generation": {"tasks_per_iteration": 2, "families": ["list_aggregate"]}}
@@ -20,10 +18,7 @@ RIGHT = "```python\ndef double(x):\n    return 2 * x\n```\n"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("live")
-    svc = Service(tmp, CONFIG, args=("--run-dir", str(tmp / "run")))
-    yield svc
-    assert svc.stop() == 128 + signal.SIGTERM
+    yield from serving_run(tmp_path_factory, CONFIG)
 
 
 def test_grade_answers_hostile_text_with_verdicts(live):

@@ -11,7 +11,7 @@ import pytest
 
 from spade.groundtruth import ground_truth
 from spade.taskio import task_from_dict
-from tests.service.helpers import Service
+from tests.service.helpers import Service, serving_run
 
 CONFIG = {"executor": {"workers": 1, "memory_limit": "256m"}, "serve": {"max_grade_runs": 64},
           "generation": {"tasks_per_iteration": 4, "families": ["cr_abduction", "cr_deduction"]}}
@@ -27,10 +27,7 @@ def deep(levels: int) -> str:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("live")
-    svc = Service(tmp, CONFIG, args=("--run-dir", str(tmp / "run")))
-    yield svc
-    assert svc.stop() == 128 + signal.SIGTERM
+    yield from serving_run(tmp_path_factory, CONFIG)
 
 
 def test_grade_answers_an_answer_past_the_codecs_depth_with_a_verdict(live):
