@@ -213,18 +213,12 @@ class GenerationConfig(_Section):
     @field_validator("fixed_tasks")
     @classmethod
     def _fixed(cls, v: str) -> str:
-        if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
-            raise ValueError("is not an existing .json/.jsonl task file; give the path of a validated task set, "
-                             "or '' for the live supply")
-        return v
+        return _task_file(v, "a validated task set", "the live supply")
 
     @field_validator("seeds")
     @classmethod
     def _seeds(cls, v: str) -> str:
-        if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
-            raise ValueError("is not an existing .json/.jsonl task file; give the path of your seed tasks, "
-                             "or '' for none")
-        return v
+        return _task_file(v, "your seed tasks", "none")
 
     @field_validator("withhold_families")
     @classmethod
@@ -785,6 +779,13 @@ class SpadeConfig(_Section):
                 f"set training.batch_size to one of {sizes}{other}"
             )
         return self
+
+
+def _task_file(v: str, what: str, empty: str) -> str:
+    """A config key naming a .json/.jsonl task file: '' or an existing one."""
+    if v and (Path(v).suffix not in (".json", ".jsonl") or not Path(v).is_file()):
+        raise ValueError(f"is not an existing .json/.jsonl task file; give the path of {what}, or '' for {empty}")
+    return v
 
 
 def parse_size(text: str) -> int:
