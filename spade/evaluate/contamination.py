@@ -7,15 +7,21 @@ spade.env apply to every task they hand out.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from spade.dedup.behaviour import MATCHES_NAME, BehaviourIndex, ContaminationScreen
+from spade.errors import ConfigError
 from spade.evaluate.suites import in_distribution, load_suite
 from spade.records import Task
 
 ALWAYS_SCREENED = ("humaneval",)
-"""The foreign suites every run is screened against, whether or not it reports them."""
+"""The foreign suites every run is screened against, whether or not it reports them, when their data is installed
+(HumanEval's comes with the `eval` extra; a light install without it screens against the rest and says so once)."""
+
+log = logging.getLogger(__name__)
+_warned: set[str] = set()
 
 
 def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Task]]:
@@ -24,9 +30,17 @@ def checked_suites(cfg: Any, loaded: dict[str, list[Task]]) -> dict[str, list[Ta
     (their held-out tasks: a proposal that behaves as a withheld family is that family, whoever wrote it)."""
     suites = {name: tasks for name, tasks in loaded.items() if tasks}
     unseen = ("heldout-unseen",) if cfg.generation.withhold_families else ()
-    for name in dict.fromkeys((*cfg.eval.contamination_suites, *ALWAYS_SCREENED, *unseen)):
+    for name in dict.fromkeys((*cfg.eval.contamination_suites, *unseen)):
         if name not in suites:
             suites[name] = load_suite(name, cfg.generation.withhold_families)
+    for name in ALWAYS_SCREENED:
+        if name not in suites:
+            try:
+                suites[name] = load_suite(name, cfg.generation.withhold_families)
+            except ConfigError as exc:  # its data is not installed: a suite the user named still fails above
+                if name not in _warned:
+                    _warned.add(name)
+                    log.warning("not screening training tasks against %s: %s", name, exc)
     return suites
 
 
