@@ -137,8 +137,12 @@ def kind_section(view: RunView) -> str:
         return ""
     intro = ("<p>Share of rollouts that passed, mean claimed difficulty of the tasks attempted, and the "
              "controller's target difficulty now (a kind's: the mean over its families).</p>")
-    cells = [(r.kind if r.family is None else f"{r.kind} / {r.family}", *row_cells(r)[1:]) for r in rows]
-    return "<h2>Per kind and family</h2>" + intro + _table(COLUMNS, cells)
+    shown = [r for r in rows if r.family is None or r.tasks]
+    cells = [(r.kind if r.family is None else f"{r.kind} / {r.family}", *row_cells(r)[1:]) for r in shown]
+    idle = sorted(r.family for r in rows if r.family is not None and not r.tasks)
+    note = (f"<p class='sub'>{len(idle)} famil{'y' if len(idle) == 1 else 'ies'} with a target but no task yet: "
+            f"{_e(', '.join(idle))}</p>") if idle else ""
+    return "<h2>Per kind and family</h2>" + intro + _table(COLUMNS, cells) + note
 
 
 def selfplay_section(view: RunView) -> str:

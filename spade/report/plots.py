@@ -34,13 +34,30 @@ def _mark_rollbacks(ax: Any, view: RunView) -> None:
         ax.axvline(it, color="tab:red", linestyle="--", linewidth=1.2, label="rollback" if k == 0 else None)
 
 
+LEGEND_INSIDE = 6
+"""More entries than this and the legend goes beside the axes, where it hides no line."""
+
+
+def _legend(ax: Any, fontsize: int = 7) -> None:
+    handles = ax.get_legend_handles_labels()[0]
+    if not handles:
+        return
+    if len(handles) <= LEGEND_INSIDE:
+        ax.legend(fontsize=fontsize, loc="best", ncol=2)
+    else:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  ncol=1 + len(handles) // 16)
+
+
 def _iteration_axis(ax: Any, view: RunView, ylabel: str) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     _mark_rollbacks(ax, view)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole numbers
     ax.set_xlabel("iteration")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="best", ncol=2)
+    _legend(ax)
 
 
 def difficulty_curves(view: RunView) -> Figure | None:
@@ -48,10 +65,11 @@ def difficulty_curves(view: RunView) -> Figure | None:
     if not families:
         return None
     fig, ax = _figure()
-    for fam in families:
+    styles = ("-", "--", "-.", ":")  # the colour cycle repeats after 10: a style keeps each line its own
+    for k, fam in enumerate(families):
         xs, ys = zip(*view.series(f"difficulty/{fam}"))
-        ax.plot(xs, ys, marker=".", label=fam)
-    ax.set_ylim(0, 1)
+        ax.plot(xs, ys, marker=".", linestyle=styles[(k // 10) % len(styles)], label=fam)
+    ax.set_ylim(-0.02, 1.02)  # a line held at 0 or 1 stays visible on the frame
     ax.set_title("target difficulty per family")
     _iteration_axis(ax, view, "difficulty")
     return fig
@@ -138,21 +156,31 @@ def claimed_vs_measured(view: RunView) -> Figure | None:
     if not view.tasks:
         return None
     fig, ax = _figure()
-    by_family: dict[str, tuple[list[float], list[float]]] = {}
-    for t in view.tasks:
-        xs, ys = by_family.setdefault(t.family, ([], []))
-        xs.append(t.claimed)
-        ys.append(t.measured)
-    for fam, (xs, ys) in sorted(by_family.items()):
-        ax.scatter(xs, ys, s=18, alpha=0.7, label=fam)
+    points = overlapping_points(view)
+    for fam in sorted({f for f, _, _ in points}):
+        here = [(xy, n) for (f, *xy), n in points.items() if f == fam]
+        ax.scatter([x for (x, _), _ in here], [y for (_, y), _ in here], s=[18 * n for _, n in here],
+                   alpha=0.6, edgecolors="black", linewidths=0.4, label=fam)
     ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1, label="claimed = measured")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("claimed difficulty (task)")
     ax.set_ylabel("measured: 1 - policy pass rate")
-    ax.set_title("claimed vs measured difficulty, one point per task")
-    ax.legend(fontsize=6, ncol=3, loc="lower right")
+    stacked = max(points.values())
+    ax.set_title("claimed vs measured difficulty, one point per task" +
+                 (f" (area ~ tasks at one spot, up to {stacked})" if stacked > 1 else ""))
+    _legend(ax, fontsize=6)
     return fig
+
+
+def overlapping_points(view: RunView) -> dict[tuple[str, float, float], int]:
+    """Tasks per (family, claimed, measured), both rounded to 0.01: tasks that would draw on one spot are one point
+    whose area counts them."""
+    points: dict[tuple[str, float, float], int] = {}
+    for t in view.tasks:
+        key = (t.family, round(t.claimed, 2), round(t.measured, 2))
+        points[key] = points.get(key, 0) + 1
+    return points
 
 
 FIGURES: tuple[tuple[str, str, Callable[[RunView], Figure | None]], ...] = (
