@@ -13,6 +13,10 @@ program; deduction and abduction show it and teach its outputs). Not covered: ta
 without a reference, evaluation tasks
 whose tests all expect one value (any constant would match), and evaluation tasks on whose inputs the training
 reference does not finish within the per-input limit (kept: the screen errs toward keeping a task).
+A match that would leave an in-distribution evaluation task out of the run's evaluation must also be *computed*:
+the training reference has to agree with the evaluation task's own reference on inputs next to the task's (NEARBY),
+which a reference that stores the task's pairs in a table cannot. Unconfirmed, the match is recorded and the
+evaluation task stays in (a proposal cannot steer which evaluation tasks a run is graded on).
 """
 
 from __future__ import annotations
@@ -31,11 +35,13 @@ MAX_CANDIDATES = 500  # evaluation tasks tried per training task, at most
 
 @dataclass(frozen=True, slots=True)
 class BehaviourMatch:
-    """Training task `task_id`'s reference gives evaluation task `eval_id`'s (of `suite`) expected values."""
+    """Training task `task_id`'s reference gives evaluation task `eval_id`'s (of `suite`) expected values.
+    `drops`: the evaluation task is left out of the run's evaluation (an in-distribution match that is computed)."""
 
     task_id: str
     suite: str
     eval_id: str
+    drops: bool = True
 
 
 def shape(tests: Sequence[TestCase] | Sequence[tuple[Any, ...]]) -> tuple[str, ...] | None:
@@ -76,12 +82,35 @@ class BehaviourIndex:
 
     def __init__(self, suites: Mapping[str, Iterable[Task]]) -> None:
         self._by_shape: dict[tuple[str, ...], list[tuple[str, Task]]] = {}
+        self._by_id: dict[tuple[str, str], Task] = {}
         for suite, tasks in suites.items():
             for task in tasks:
                 if _checkable(task):
                     key = shape(task.all_tests)
                     if key is not None:
                         self._by_shape.setdefault(key, []).append((suite, task))
+                        self._by_id[(suite, task.task_id)] = task
+
+    def computed(self, pairs: Sequence[tuple[Task, BehaviourMatch]], pool: Any) -> list[bool]:
+        """Per (training task, its match): does the training reference agree with the evaluation task's reference
+        on NEARBY inputs next to the evaluation task's own (on every one of them the evaluation reference answers,
+        at least one)? False when the evaluation task has no reference or no such input."""
+        from spade.sandbox import Job
+
+        def job(code: str, task: Task, inputs: list[tuple[Any, ...]]) -> Any:
+            return pool.submit(Job(code=code, entry_point=task.entry_point, inputs=tuple(inputs),
+                                   time_limits=(PER_INPUT_S,) * len(inputs), memory_bytes=pool.cfg.memory_bytes,
+                                   total_timeout=TOTAL_S, max_output_bytes=pool.cfg.max_output_bytes))
+
+        runs: list[tuple[Any, Any] | None] = []
+        for task, m in pairs:
+            other = self._by_id.get((m.suite, m.eval_id))
+            inputs = nearby_inputs(other.all_tests) if other is not None and other.reference_solution else []
+            if not inputs or other is None:
+                runs.append(None)
+                continue
+            runs.append((job(other.reference_solution or "", other, inputs), job(task.reference_solution or "", task, inputs)))
+        return [run is not None and _agree(run[0].result(), run[1].result()) for run in runs]
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by_shape.values())
@@ -144,6 +173,62 @@ def _run_round(rounds: list[tuple[Task, Candidates]], pool: Any, per_input: floa
     return out
 
 
+NEARBY = 6  # inputs next to an evaluation task's that a match must also compute
+
+
+def nearby_inputs(tests: Sequence[TestCase], count: int = NEARBY) -> list[tuple[Any, ...]]:
+    """Argument lists next to `tests`' own and none of them: one argument of a test's nudged (a number +1 or +2, a
+    sequence or string one element longer or with its first element nudged). Deterministic; `count` at most."""
+    import json
+
+    seen = {json.dumps(list(t.args), sort_keys=True, default=repr) for t in tests}
+    out: list[tuple[Any, ...]] = []
+    for step in (1, 2):
+        for t in tests:
+            for i, arg in enumerate(t.args):
+                for new in _nudged(arg, step):
+                    args = (*t.args[:i], new, *t.args[i + 1:])
+                    key = json.dumps(list(args), sort_keys=True, default=repr)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(args)
+                        if len(out) >= count:
+                            return out
+    return out
+
+
+def _nudged(value: Any, step: int) -> list[Any]:
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [value + step]
+    if isinstance(value, str):
+        return [value + "ab"[step - 1]]
+    if isinstance(value, list):
+        out = [[*value, *(value[-1:] if value else [step])]]
+        if value and not isinstance(value[0], bool) and isinstance(value[0], (int, float)):
+            out.append([value[0] + step, *value[1:]])
+        return out
+    return []
+
+
+def _agree(reference: Any, training: Any) -> bool:
+    """Both loaded; on every input the evaluation reference returned a value (one at least), the training one
+    returned an equal value."""
+    from spade.sandbox import OutcomeKind, values_equal
+
+    if reference.load_status is not None or training.load_status is not None:
+        return False
+    answered = 0
+    for a, b in zip(reference.outcomes, training.outcomes):
+        if a.kind is not OutcomeKind.VALUE:
+            continue
+        answered += 1
+        if b.kind is not OutcomeKind.VALUE or not values_equal(a.value, b.value):
+            return False
+    return answered > 0
+
+
 def _by_length(tests: Sequence[TestCase]) -> tuple[TestCase, ...]:
     """Tests by how long their arguments print (the cheapest to run first), ties by order."""
     return tuple(sorted(tests, key=lambda t: len(repr(t.args))))
@@ -176,14 +261,19 @@ class ContaminationScreen:
         started = time.perf_counter()
         tasks = [o.task for o in outcomes if o.accepted and o.task is not None]
         matches = self.index.screen(tasks, pool) if tasks and len(self.index) else []
+        if matches:
+            by_id = {t.task_id: t for t in tasks}
+            kept = [m for m in matches if m.suite not in self.reserved]
+            verdicts = dict(zip(map(id, kept), self.index.computed([(by_id[m.task_id], m) for m in kept], pool)))
+            matches = [replace(m, drops=m.suite not in self.reserved and verdicts[id(m)]) for m in matches]
         self.seconds += time.perf_counter() - started
         if not matches:
             return outcomes
         if self.path is not None:
             with open(self.path, "a", encoding="utf-8") as fh:
-                fh.writelines(json.dumps({"task_id": m.task_id, "suite": m.suite, "eval_id": m.eval_id}) + "\n"
-                              for m in matches)
-        self.matched |= {m.eval_id for m in matches if m.suite not in self.reserved}
+                fh.writelines(json.dumps({"task_id": m.task_id, "suite": m.suite, "eval_id": m.eval_id,
+                                          "drops": m.drops}) + "\n" for m in matches)
+        self.matched |= {m.eval_id for m in matches if m.drops}
         hit: dict[str, BehaviourMatch] = {}
         for m in matches:
             if m.suite in self.reserved:
@@ -200,7 +290,8 @@ class ContaminationScreen:
 
 
 def read_matches(path: Any) -> list[str]:
-    """The evaluation task ids recorded in a run's matches file (none when it is missing or unreadable)."""
+    """The evaluation task ids a run's matches file leaves out of its evaluation (none when it is missing or
+    unreadable): rows with drops true (a row written before the field: every row)."""
     import json
     from pathlib import Path
 
@@ -214,6 +305,6 @@ def read_matches(path: Any) -> list[str]:
             row = json.loads(line)
         except ValueError:
             continue  # a line cut short by a crash
-        if isinstance(row, dict) and isinstance(row.get("eval_id"), str):
+        if isinstance(row, dict) and isinstance(row.get("eval_id"), str) and row.get("drops", True) is True:
             ids.append(row["eval_id"])
     return ids

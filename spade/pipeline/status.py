@@ -11,6 +11,7 @@ from rich.table import Table
 
 from spade.curriculum.by_kind import COLUMNS, GroupRow, kind_rows, row_cells
 from spade.curriculum.calibration import calibration
+from spade.dedup.behaviour import MATCHES_NAME, read_matches
 from spade.rundir.layout import HEARTBEAT_NAME
 from spade.store import RunStore
 from spade.store.proposals import SelfplaySummary, selfplay_summary
@@ -39,6 +40,8 @@ class RunSummary:
     by_kind: list[dict] = field(default_factory=list)  # per task kind, then its families: pass rate and difficulty
     heartbeat: dict | None = field(default=None)
     selfplay: dict | None = field(default=None)  # SelfplaySummary's fields, when anything was proposed
+    eval_tasks_dropped: int = 0
+    """Evaluation tasks left out of the run's evaluation because a trained task computes them (contamination.jsonl)."""
 
 
 def summarise(store: RunStore) -> RunSummary:
@@ -66,6 +69,7 @@ def summarise(store: RunStore) -> RunSummary:
         calibration=[asdict(r) for r in calibration(outcomes)],
         by_kind=[asdict(r) for r in kind_rows(outcomes, {f: s["difficulty"] for f, s in families.items()})],
         selfplay=asdict(sp) if (sp := selfplay_summary(store)) is not None else None,
+        eval_tasks_dropped=len(set(read_matches(store.run_dir / MATCHES_NAME))),
     )
 
 
@@ -99,6 +103,8 @@ def status_command(run_dir: str, as_json: bool = False) -> int:
     t.add_row("pass rate", f"{s.pass_rate:.3f}")
     t.add_row("mean reward", f"{s.mean_reward:.3f}")
     t.add_row("suspected hard-coding", str(s.hardcoding_suspected))
+    if s.eval_tasks_dropped:
+        t.add_row("eval tasks left out (a trained task computes them)", str(s.eval_tasks_dropped))
     t.add_row("policy updates", str(s.updates))
     t.add_row("rollbacks", str(s.rollbacks))
     for ev in s.last_evals:

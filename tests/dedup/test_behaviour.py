@@ -17,6 +17,7 @@ from spade.generate.procedural import draft_task
 from spade.kinds import validate_drafts
 from spade.pipeline.stages import Engine, make_tasks
 from spade.pipeline.status import status_command, summarise
+from spade.records import Task
 from spade.sandbox import SandboxPool
 from spade.store import IterationWrite, RunStore
 
@@ -122,3 +123,61 @@ def test_the_environment_draws_no_task_that_answers_an_evaluation_task(tmp_path,
     assert summarise(store).rejected_by_reason[REASON] > 0
     store.close()
     assert (tmp_path / "run" / MATCHES_NAME).exists()
+
+
+def _table_task(target: Task) -> Task:
+    """A training task whose reference holds `target`'s pairs in a table (a proposal steering the screen)."""
+    table = {repr(t.args): t.expected for t in target.all_tests}
+    code = f"T = {table!r}\n\ndef lookup(n):\n    return T.get(repr((n,)), 0)\n"
+    return Task(task_id="steer", description="Look n up.", signature="def lookup(n: int) -> int:",
+                entry_point="lookup", difficulty=0.3, family="external", test_cases=target.test_cases,
+                hidden_test_cases=target.hidden_test_cases, reference_solution=code)
+
+
+def test_a_reference_that_stores_an_eval_tasks_pairs_leaves_it_in_the_evaluation(tmp_path, pool):
+    """issue 70: a proposal whose reference held a dev task's pairs in a string table got that task dropped from
+    the run's evaluation. The match is recorded, but only a reference that computes the task drops it."""
+    from dataclasses import replace
+
+    from spade.dedup.behaviour import ContaminationScreen, read_matches
+    from spade.validate.outcome import ValidationOutcome
+
+    by_id = {t.task_id: t for t in load_suite("builtin")}
+    target = replace(by_id["builtin/is_prime"], task_id="heldout/is_prime-x")
+    screen = ContaminationScreen(BehaviourIndex({"heldout": [target]}), reserved=[], path=tmp_path / MATCHES_NAME)
+    steer = _table_task(target)
+    kept = screen.exclude([ValidationOutcome(True, steer, task_id=steer.task_id)], pool)
+    assert kept[0].accepted
+    rows = [json.loads(line) for line in (tmp_path / MATCHES_NAME).read_text().splitlines()]
+    assert rows == [{"task_id": "steer", "suite": "heldout", "eval_id": "heldout/is_prime-x", "drops": False}]
+    assert screen.matched == set() and read_matches(tmp_path / MATCHES_NAME) == []
+
+
+def test_a_rejected_task_that_matches_a_reserved_suite_leaves_that_task_in_the_evaluation(tmp_path, pool):
+    """A training task that answers HumanEval is rejected; the HumanEval task is still graded."""
+    from dataclasses import replace
+
+    from spade.dedup.behaviour import ContaminationScreen, read_matches
+    from spade.validate.outcome import ValidationOutcome
+
+    by_id = {t.task_id: t for t in load_suite("builtin")}
+    target = replace(by_id["builtin/is_prime"], task_id="humaneval/x")
+    screen = ContaminationScreen(BehaviourIndex({"humaneval": [target]}), reserved=["humaneval"],
+                                 path=tmp_path / MATCHES_NAME)
+    steer = _table_task(target)
+    kept = screen.exclude([ValidationOutcome(True, steer, task_id=steer.task_id)], pool)
+    assert not kept[0].accepted and kept[0].reasons == (REASON,)
+    assert read_matches(tmp_path / MATCHES_NAME) == []
+
+
+def test_status_counts_the_eval_tasks_a_run_leaves_out(tmp_path, capsys):
+    RunStore(tmp_path, create=True).close()
+    (tmp_path / MATCHES_NAME).write_text(
+        json.dumps({"task_id": "a", "suite": "heldout", "eval_id": "heldout/x", "drops": True}) + "\n" +
+        json.dumps({"task_id": "b", "suite": "heldout", "eval_id": "heldout/x", "drops": True}) + "\n" +
+        json.dumps({"task_id": "c", "suite": "heldout", "eval_id": "heldout/y", "drops": False}) + "\n")
+    store = RunStore(tmp_path)
+    assert summarise(store).eval_tasks_dropped == 1
+    store.close()
+    status_command(str(tmp_path))
+    assert "eval tasks left out" in capsys.readouterr().out
