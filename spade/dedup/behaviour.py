@@ -95,21 +95,16 @@ class BehaviourIndex:
         """Per (training task, its match): does the training reference agree with the evaluation task's reference
         on NEARBY inputs next to the evaluation task's own (on every one of them the evaluation reference answers,
         at least one)? False when the evaluation task has no reference or no such input."""
-        from spade.sandbox import Job
-
         def job(code: str, task: Task, inputs: list[tuple[Any, ...]]) -> Any:
-            return pool.submit(Job(code=code, entry_point=task.entry_point, inputs=tuple(inputs),
-                                   time_limits=(PER_INPUT_S,) * len(inputs), memory_bytes=pool.cfg.memory_bytes,
-                                   total_timeout=TOTAL_S, max_output_bytes=pool.cfg.max_output_bytes))
+            probe = replace(task, test_cases=tuple(TestCase(a, None) for a in inputs), hidden_test_cases=())
+            return pool.submit(replace(pool.job_for(probe, code, (PER_INPUT_S,) * len(inputs)), total_timeout=TOTAL_S))
 
         runs: list[tuple[Any, Any] | None] = []
         for task, m in pairs:
             other = self._by_id.get((m.suite, m.eval_id))
             inputs = nearby_inputs(other.all_tests) if other is not None and other.reference_solution else []
-            if not inputs or other is None:
-                runs.append(None)
-                continue
-            runs.append((job(other.reference_solution or "", other, inputs), job(task.reference_solution or "", task, inputs)))
+            runs.append((job(other.reference_solution or "", other, inputs), job(task.reference_solution or "", task, inputs))
+                        if other is not None and inputs else None)
         return [run is not None and _agree(run[0].result(), run[1].result()) for run in runs]
 
     def __len__(self) -> int:
@@ -261,11 +256,12 @@ class ContaminationScreen:
         started = time.perf_counter()
         tasks = [o.task for o in outcomes if o.accepted and o.task is not None]
         matches = self.index.screen(tasks, pool) if tasks and len(self.index) else []
-        if matches:
+        if matches:  # only an in-distribution match that is computed drops its evaluation task
             by_id = {t.task_id: t for t in tasks}
-            kept = [m for m in matches if m.suite not in self.reserved]
-            verdicts = dict(zip(map(id, kept), self.index.computed([(by_id[m.task_id], m) for m in kept], pool)))
-            matches = [replace(m, drops=m.suite not in self.reserved and verdicts[id(m)]) for m in matches]
+            local = [m for m in matches if m.suite not in self.reserved]
+            computed = self.index.computed([(by_id[m.task_id], m) for m in local], pool)
+            confirmed = {(m.task_id, m.eval_id) for m, ok in zip(local, computed) if ok}
+            matches = [replace(m, drops=(m.task_id, m.eval_id) in confirmed) for m in matches]
         self.seconds += time.perf_counter() - started
         if not matches:
             return outcomes
